@@ -1,0 +1,9 @@
+import { calculator } from "./calculator/index.js";
+import type { Environment } from "./kit/index.js";
+
+/** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
+export const builtinEnvironments: readonly Environment[] = [calculator];
+
+export function findBuiltin(name: string): Environment | undefined {
+  return builtinEnvironments.find((e) => e.name === name);
+}

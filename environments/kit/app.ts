@@ -1,0 +1,81 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { EdgegymError, problem } from "../../shared/errors.js";
+import { errorResponse, parseWith, problemResponse, readBody } from "../../shared/http.js";
+import {
+  BatchRequest,
+  type BatchResponse,
+  ExpertRequest,
+  SessionRequest,
+  StepRequest,
+} from "../../shared/protocol.js";
+import type { Environment } from "./define-environment.js";
+import type { EnvRuntime } from "./types.js";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type AppOptions = {
+  /** Clock in ms; tests move it to expire tokens. */
+  now?: () => number;
+};
+
+type AppEnv = { Bindings: Record<string, unknown> };
+
+/**
+ * The edgegym/v1 HTTP surface of one environment. Bindings (`c.env`) carry the secrets, so the same
+ * app runs on workerd, on Node through @hono/node-server, and in-process through `app.fetch`.
+ */
+export function createEnvironmentApp(env: Environment, options: AppOptions = {}): Hono<AppEnv> {
+  const now = options.now ?? Date.now;
+  const app = new Hono<AppEnv>();
+  const runtime = (bindings: Record<string, unknown> | undefined): EnvRuntime => ({
+    bindings: bindings ?? EMPTY,
+  });
+
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () =>
+        problemResponse(problem("body_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`)),
+    }),
+  );
+
+  app.get("/v1/manifest", async (c) => c.json(await env.manifest(runtime(c.env))));
+
+  app.post("/v1/sessions", async (c) => {
+    const body = await readBody(c.req.raw, SessionRequest);
+    return c.json(await env.startSession(body, runtime(c.env), now()), 201);
+  });
+
+  app.post("/v1/step", async (c) => {
+    const body = await readBody(c.req.raw, StepRequest);
+    return c.json(await env.step(body, runtime(c.env), now()));
+  });
+
+  app.post("/v1/:op{step:batch}", async (c) => {
+    const { steps } = await readBody(c.req.raw, BatchRequest);
+    const rt = runtime(c.env);
+    const results: BatchResponse["results"] = await Promise.all(
+      steps.map(async (item) => {
+        try {
+          return await env.step(parseWith(StepRequest, item), rt, now());
+        } catch (e) {
+          if (!(e instanceof EdgegymError)) console.error("edgegym: batch item failed", e);
+          return { error: e instanceof EdgegymError ? e.toProblem() : problem("internal") };
+        }
+      }),
+    );
+    return c.json({ results });
+  });
+
+  app.post("/v1/expert", async (c) => {
+    const body = await readBody(c.req.raw, ExpertRequest);
+    return c.json(await env.expert(body.session, runtime(c.env), now()));
+  });
+
+  app.notFound((c) => problemResponse(problem("not_found", `no route ${c.req.method} ${c.req.path}`)));
+  app.onError((e) => errorResponse(e));
+  return app;
+}
+
+const EMPTY: Record<string, unknown> = {};

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { EdgegymError } from "../../shared/errors.js";
+import { seal, unseal } from "../../shared/seal.js";
+
+/**
+ * Everything an episode is, sealed into its token: the server keeps nothing, so any instance can
+ * serve any step and a token can be stepped twice to fork.
+ */
+export const SessionClaims = z.object({
+  v: z.literal(1),
+  env: z.string(),
+  /** Content hash of the environment that issued it: a token outlives no behaviour change. */
+  h: z.string(),
+  ep: z.string(),
+  split: z.string(),
+  index: z.number().int(),
+  seed: z.number().int(),
+  step: z.number().int(),
+  state: z.unknown(),
+  ret: z.number(),
+  done: z.boolean(),
+});
+export type SessionClaims = z.infer<typeof SessionClaims>;
+
+export function sealSession(
+  claims: SessionClaims,
+  key: CryptoKey,
+  ttlSeconds: number,
+  now: number,
+): Promise<string> {
+  return seal(claims, key, ttlSeconds, now);
+}
+
+/** Opens a token for `env` at `contentHash`, or throws the problem a client should see. */
+export async function openSession(
+  token: string,
+  key: CryptoKey,
+  env: string,
+  contentHash: string,
+  now: number,
+): Promise<SessionClaims> {
+  const opened = await unseal(token, key, now);
+  if (!opened.ok) {
+    throw opened.error === "expired"
+      ? new EdgegymError("session_expired", "the session token has expired; start a new session")
+      : new EdgegymError("invalid_session", "the session token is not one this environment issued");
+  }
+  const claims = SessionClaims.safeParse(opened.value);
+  if (!claims.success || claims.data.env !== env || claims.data.h !== contentHash) {
+    throw new EdgegymError("invalid_session", "the session token belongs to another environment or version");
+  }
+  return claims.data;
+}

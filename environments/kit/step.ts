@@ -1,0 +1,110 @@
+import { EdgegymError } from "../../shared/errors.js";
+import type { Action, Limits, Observation, StepInfo } from "../../shared/protocol.js";
+import {
+  formatToolResponses,
+  type ParsedCall,
+  parseHermesCalls,
+  parseOpenAICalls,
+  stripToolCalls,
+} from "../../shared/tool-calls.js";
+import { type CallOutcome, runCall } from "./tools.js";
+import type { EnvironmentDefinition, EpisodeContext } from "./types.js";
+
+export type Transition<State> = {
+  state: State;
+  reward: number;
+  done: boolean;
+  observation: Observation;
+  info: StepInfo;
+};
+
+/**
+ * One step of the episode MDP: the action's tool calls run and their results become the observation;
+ * an action with no tool call is the final answer and is scored. Bounded by `stepTimeoutMs`.
+ */
+export async function transition<Task, State>(
+  def: EnvironmentDefinition<Task, State, unknown>,
+  ctx: EpisodeContext<Task, State>,
+  action: Action,
+  limits: Limits,
+): Promise<Transition<State>> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new EdgegymError("step_timeout", `the step took longer than ${limits.stepTimeoutMs} ms`));
+    }, limits.stepTimeoutMs);
+  });
+  try {
+    return await Promise.race([run(def, ctx, action, controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function run<Task, State>(
+  def: EnvironmentDefinition<Task, State, unknown>,
+  ctx: EpisodeContext<Task, State>,
+  action: Action,
+  signal: AbortSignal,
+): Promise<Transition<State>> {
+  const content = action.content ?? "";
+  const style = action.tool_calls ? "openai" : "hermes";
+  let calls: ParsedCall[] = action.tool_calls
+    ? parseOpenAICalls(action.tool_calls)
+    : parseHermesCalls(content);
+  if (calls.length === 0 && def.textAction) {
+    const derived = def.textAction(content, ctx) ?? [];
+    calls = derived.map((c, i) => ({ ok: true, id: `call_${i}`, name: c.name, arguments: c.arguments }));
+  }
+  if (calls.length === 0) {
+    const score = await def.finish(stripToolCalls(content), ctx);
+    return {
+      state: ctx.state,
+      reward: score.reward,
+      done: true,
+      observation: { messages: [], mode: "append" },
+      info: { ...score.info, reward_components: score.components, tool_calls: 0, invalid_calls: 0 },
+    };
+  }
+
+  const outcomes: CallOutcome<State>[] = [];
+  let state = ctx.state;
+  if (def.toolConcurrency === "sequential") {
+    for (const call of calls) {
+      const out = await runCall(def, call, { ...ctx, state, signal });
+      if (out.state !== undefined) state = out.state;
+      outcomes.push(out);
+      if (out.done) break;
+    }
+  } else {
+    outcomes.push(...(await Promise.all(calls.map((call) => runCall(def, call, { ...ctx, signal })))));
+    for (const out of outcomes) if (out.state !== undefined) state = out.state;
+  }
+
+  const components: Record<string, number> = {};
+  let invalid = 0;
+  let info: Record<string, unknown> = {};
+  for (const out of outcomes) {
+    for (const [k, v] of Object.entries(out.rewards)) components[k] = (components[k] ?? 0) + v;
+    if (out.invalid) invalid++;
+    if (out.info) info = { ...info, ...out.info };
+  }
+  if (invalid > 0 && def.invalidCallPenalty)
+    components.format = (components.format ?? 0) + invalid * def.invalidCallPenalty;
+  const reward = Object.values(components).reduce((a, b) => a + b, 0);
+  return {
+    state,
+    reward,
+    done: outcomes.some((o) => o.done),
+    observation: {
+      messages: formatToolResponses(
+        outcomes.map((o) => o.response),
+        style,
+      ),
+      mode: "append",
+    },
+    info: { ...info, reward_components: components, tool_calls: calls.length, invalid_calls: invalid },
+  };
+}

@@ -1,0 +1,136 @@
+import { z } from "zod";
+
+/**
+ * Every stable error code of edgegym, protocol and hub alike. Clients branch on `code`, never on the
+ * human-readable title or detail.
+ */
+export const errorCodes = [
+  "invalid_json",
+  "invalid_request",
+  "body_too_large",
+  "action_too_large",
+  "invalid_session",
+  "session_expired",
+  "episode_done",
+  "unknown_split",
+  "task_out_of_range",
+  "expert_forbidden",
+  "rate_limited",
+  "step_timeout",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "bad_manifest",
+  "upstream_unreachable",
+  "not_configured",
+  "internal",
+] as const;
+
+export const ErrorCode = z.enum(errorCodes);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** HTTP status for each code: exhaustive, so adding a code without a status fails to compile. */
+export const errorStatus: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  invalid_request: 422,
+  body_too_large: 413,
+  action_too_large: 413,
+  invalid_session: 401,
+  session_expired: 410,
+  episode_done: 409,
+  unknown_split: 404,
+  task_out_of_range: 404,
+  expert_forbidden: 403,
+  rate_limited: 429,
+  step_timeout: 504,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  bad_manifest: 422,
+  upstream_unreachable: 502,
+  not_configured: 500,
+  internal: 500,
+};
+
+const titles: Record<ErrorCode, string> = {
+  invalid_json: "Request body is not valid JSON",
+  invalid_request: "Request does not match the schema",
+  body_too_large: "Request body is too large",
+  action_too_large: "Action is longer than the environment allows",
+  invalid_session: "Session token is invalid",
+  session_expired: "Session token has expired",
+  episode_done: "Episode is already finished",
+  unknown_split: "Unknown split",
+  task_out_of_range: "Task index is out of range",
+  expert_forbidden: "The expert is not available for this split",
+  rate_limited: "Too many requests",
+  step_timeout: "Step took longer than the environment allows",
+  unauthorized: "Authentication required",
+  forbidden: "Not allowed",
+  not_found: "Not found",
+  conflict: "Conflict",
+  bad_manifest: "Environment manifest is invalid",
+  upstream_unreachable: "Upstream environment is unreachable",
+  not_configured: "Server is not configured",
+  internal: "Internal error",
+};
+
+/** RFC 9457 problem details, as sent on the wire with `application/problem+json`. */
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    code: ErrorCode,
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    retryAfter: z.number().optional(),
+    requestId: z.string().optional(),
+  })
+  .loose();
+export type Problem = z.infer<typeof Problem>;
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** The single error class: thrown at the edges, turned into problem+json by each app's onError. */
+export class EdgegymError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extra: Partial<Problem>;
+
+  constructor(code: ErrorCode, detail?: string, extra: Partial<Problem> = {}) {
+    super(detail ?? titles[code]);
+    this.name = "EdgegymError";
+    this.code = code;
+    this.status = errorStatus[code];
+    this.extra = extra;
+  }
+
+  toProblem(): Problem {
+    return problem(this.code, this.message, this.extra);
+  }
+}
+
+export function problem(code: ErrorCode, detail?: string, extra: Partial<Problem> = {}): Problem {
+  return {
+    type: `https://edgegym.dev/problems/${code.replaceAll("_", "-")}`,
+    title: titles[code],
+    status: errorStatus[code],
+    ...(detail === undefined ? {} : { detail }),
+    ...extra,
+    code,
+  };
+}
+
+/** Turns zod issues into the flat `issues` list of an `invalid_request` problem. */
+export function zodIssues(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+}
+
+/** Any thrown value as a problem. Unknown errors become `internal` with no stack or message leaked. */
+export function toProblem(err: unknown): Problem {
+  if (err instanceof EdgegymError) return err.toProblem();
+  return problem("internal");
+}

@@ -1,0 +1,60 @@
+import {
+  CompactSign,
+  calculateJwkThumbprint,
+  compactVerify,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+} from "jose";
+import { type PublicJwk, ReceiptClaims } from "./protocol.js";
+import type { Result } from "./result.js";
+
+export const RECEIPT_TYP = "edgegym-receipt+jws";
+
+export type SigningKey = { privateKey: CryptoKey; publicJwk: PublicJwk };
+
+/** A fresh Ed25519 key pair; the private half as JWK is what the `EDGEGYM_SIGNING_KEY` secret holds. */
+export async function generateSigningJwk(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  return exportJWK(privateKey);
+}
+
+/** Imports a private Ed25519 JWK and derives its public JWK, with the RFC 7638 thumbprint as `kid`. */
+export async function importSigningJwk(jwk: JWK): Promise<SigningKey> {
+  if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || !jwk.d || !jwk.x) {
+    throw new Error("signing key must be a private Ed25519 JWK");
+  }
+  const privateKey = (await importJWK(jwk, "EdDSA")) as CryptoKey;
+  const publicBase = { kty: "OKP" as const, crv: "Ed25519" as const, x: jwk.x };
+  const kid = await calculateJwkThumbprint(publicBase);
+  return { privateKey, publicJwk: { ...publicBase, kid } };
+}
+
+export async function signReceipt(claims: ReceiptClaims, key: SigningKey): Promise<string> {
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: "EdDSA", typ: RECEIPT_TYP, kid: key.publicJwk.kid })
+    .sign(key.privateKey);
+}
+
+/** Verifies a receipt against a manifest's public key and returns its claims, or why it failed. */
+export async function verifyReceipt(
+  jws: string,
+  publicJwk: PublicJwk,
+): Promise<Result<ReceiptClaims, string>> {
+  let payload: Uint8Array;
+  try {
+    const key = await importJWK({ kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x }, "EdDSA");
+    ({ payload } = await compactVerify(jws, key, { algorithms: ["EdDSA"] }));
+  } catch {
+    return { ok: false, error: "signature does not verify" };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(payload));
+  } catch {
+    return { ok: false, error: "payload is not JSON" };
+  }
+  const claims = ReceiptClaims.safeParse(json);
+  return claims.success ? { ok: true, value: claims.data } : { ok: false, error: "payload is not a receipt" };
+}
