@@ -1,6 +1,6 @@
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { testSecrets } from "./tests/support/secrets.js";
+import { generateSecrets } from "./environments/kit/secrets.js";
 
 export default defineConfig({
   test: {
@@ -18,11 +18,17 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => ({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: await testSecrets() },
+            miniflare: {
+              bindings: {
+                ...(await generateSecrets()),
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+              },
+            },
           })),
         ],
         test: {
           name: "workers",
+          setupFiles: ["./tests/workers/apply-migrations.ts"],
           include: ["{shared,environments,hub,tests}/**/*.workers.test.ts"],
           testTimeout: 30_000,
         },

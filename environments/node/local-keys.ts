@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { generateSigningJwk } from "../../shared/receipt.js";
-import { SESSION_KEY_VAR, SIGNING_KEY_VAR } from "../kit/index.js";
+import { generateSecrets, SESSION_KEY_VAR, SIGNING_KEY_VAR } from "../kit/index.js";
 
 /** The git-ignored file wrangler reads local secrets from; the Node host reads it too. */
 export const DEV_VARS_PATH = resolve(import.meta.dirname, "../../.dev.vars");

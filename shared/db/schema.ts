@@ -1,0 +1,25 @@
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * The one drizzle schema of edgegym: D1 on Workers, a local SQLite file on Node. Sections below are
+ * grouped by owner (environment data, hub registry). `npm run db:generate` turns changes into SQL.
+ */
+
+/** Imported task datasets (GSM8K, HotpotQA, WebShop goals): one row per task, payload as JSON. */
+export const datasetTasks = sqliteTable(
+  "dataset_tasks",
+  {
+    dataset: text("dataset").notNull(),
+    split: text("split").notNull(),
+    idx: integer("idx").notNull(),
+    payload: text("payload", { mode: "json" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.dataset, t.split, t.idx] })],
+);
+
+/** One row per imported dataset: its identity (a content hash) is part of the env's content hash. */
+export const datasets = sqliteTable("datasets", {
+  name: text("name").primaryKey(),
+  hash: text("hash").notNull(),
+  importedAt: integer("imported_at", { mode: "timestamp_ms" }).notNull(),
+});

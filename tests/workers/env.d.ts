@@ -1,0 +1,12 @@
+import type { D1Migration } from "@cloudflare/vitest-plugin";
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      DB: D1Database;
+      TEST_MIGRATIONS: D1Migration[];
+      EDGEGYM_SESSION_KEY: string;
+      EDGEGYM_SIGNING_KEY: string;
+    }
+  }
+}
