@@ -24,9 +24,8 @@ export async function localSecrets(path = DEV_VARS_PATH): Promise<Record<string,
   const file = existsSync(path) ? parseDevVars(readFileSync(path, "utf8")) : {};
   const missing = [SESSION_KEY_VAR, SIGNING_KEY_VAR].filter((k) => !process.env[k] && !file[k]);
   if (missing.length > 0) {
-    if (!file[SESSION_KEY_VAR])
-      file[SESSION_KEY_VAR] = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-    if (!file[SIGNING_KEY_VAR]) file[SIGNING_KEY_VAR] = JSON.stringify(await generateSigningJwk());
+    const fresh = await generateSecrets();
+    for (const k of [SESSION_KEY_VAR, SIGNING_KEY_VAR]) file[k] ??= fresh[k] as string;
     const body = Object.entries(file)
       .map(([k, v]) => `${k}='${v}'`)
       .join("\n");
