@@ -23,3 +23,15 @@ export const datasets = sqliteTable("datasets", {
   hash: text("hash").notNull(),
   importedAt: integer("imported_at", { mode: "timestamp_ms" }).notNull(),
 });
+
+/** One row per imported split: its task count (read without scanning) and the hash of its tasks. */
+export const datasetSplits = sqliteTable(
+  "dataset_splits",
+  {
+    dataset: text("dataset").notNull(),
+    split: text("split").notNull(),
+    count: integer("count").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.dataset, t.split] })],
+);
