@@ -35,3 +35,17 @@ export const datasetSplits = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.dataset, t.split] })],
 );
+
+/**
+ * Search corpora (the search env's passage collections). Passages live in the FTS5 table
+ * `search_passages` (a custom migration, since drizzle can't express virtual tables) at rowids
+ * `id * 2^32 + i`, so reloading a corpus is idempotent and a search filters one corpus by rowid range.
+ */
+export const searchCorpora = sqliteTable("search_corpora", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  /** Identity of the loaded passages; a different hash means reload. */
+  hash: text("hash").notNull(),
+  /** Passages loaded; null until loading has finished. */
+  passages: integer("passages"),
+});
