@@ -17,6 +17,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export type AppOptions = {
   /** Clock in ms; tests move it to expire tokens. */
   now?: () => number;
+  /**
+   * Most requests this app works on at once; beyond it, 429 `rate_limited` with `Retry-After`, so an
+   * overloaded instance sheds load instead of queueing without bound. Default: no limit.
+   */
+  maxInFlight?: number;
 };
 
 type AppEnv = { Bindings: Record<string, unknown> };
@@ -32,11 +37,31 @@ export function createEnvironmentApp(env: Environment, options: AppOptions = {})
     bindings: bindings ?? EMPTY,
   });
 
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  let inFlight = 0;
+  if (Number.isFinite(maxInFlight)) {
+    app.use(async (_c, next) => {
+      if (inFlight >= maxInFlight) {
+        throw new EdgegymError("rate_limited", `more than ${maxInFlight} requests in flight`, {
+          retryAfter: 1,
+        });
+      }
+      inFlight++;
+      try {
+        await next();
+      } finally {
+        inFlight--;
+      }
+    });
+  }
+
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () =>
-        problemResponse(problem("body_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`)),
+        problemResponse(problem("body_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`), {
+          connection: "close",
+        }),
     }),
   );
 

@@ -1,5 +1,5 @@
 export { type AppOptions, createEnvironmentApp, MAX_BODY_BYTES } from "./app.js";
 export { DEFAULT_LIMITS, defineEnvironment, type Environment } from "./define-environment.js";
-export { type KeyRing, resolveKeys, SESSION_KEY_VAR, SIGNING_KEY_VAR } from "./keys.js";
+export { deriveSessionKey, type KeyRing, resolveKeys, SESSION_KEY_VAR, SIGNING_KEY_VAR } from "./keys.js";
 export { generateSecrets } from "./secrets.js";
 export type * from "./types.js";

@@ -35,6 +35,11 @@ export function resolveKeys(envName: string, runtime: EnvRuntime): Promise<KeyRi
   return ring;
 }
 
+/** The key that seals `envName`'s session tokens: each environment's tokens are opaque to every other. */
+export function deriveSessionKey(secret: string, envName: string): Promise<CryptoKey> {
+  return deriveSealKey(secret, `session:${envName}`);
+}
+
 async function buildRing(envName: string, secret: string, signingJson: string): Promise<KeyRing> {
   let jwk: JWK;
   try {
@@ -42,9 +47,6 @@ async function buildRing(envName: string, secret: string, signingJson: string): 
   } catch {
     throw new EdgegymError("not_configured", `${SIGNING_KEY_VAR} is not a JSON Web Key`);
   }
-  const [seal, signing] = await Promise.all([
-    deriveSealKey(secret, `session:${envName}`),
-    importSigningJwk(jwk),
-  ]);
+  const [seal, signing] = await Promise.all([deriveSessionKey(secret, envName), importSigningJwk(jwk)]);
   return { seal, signing };
 }
