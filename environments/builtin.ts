@@ -1,8 +1,8 @@
-import { calculator } from "./calculator/index.js";
+import { calculator, calculatorGsm8k } from "./calculator/index.js";
 import type { Environment } from "./kit/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
-export const builtinEnvironments: readonly Environment[] = [calculator];
+export const builtinEnvironments: readonly Environment[] = [calculator, calculatorGsm8k];
 
 export function findBuiltin(name: string): Environment | undefined {
   return builtinEnvironments.find((e) => e.name === name);

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
+import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment } from "../kit/index.js";
+import type { TaskSource } from "../kit/types.js";
 import { extractAnswer, sameNumber } from "./answer.js";
 import { evaluate, formatNumber } from "./evaluator.js";
+import { GSM8K_DATASET } from "./gsm8k.js";
 import { type CalcTask, PROCEDURAL_SPLITS, proceduralTask } from "./tasks.js";
 
 export type CalculatorConfig = {
@@ -28,12 +31,39 @@ function pathValues(task: CalcTask): number[] {
   });
 }
 
-export function createCalculator(config: CalculatorConfig = DEFAULT_CALCULATOR_CONFIG) {
+/** What distinguishes the calculator's variants: the name, the description and where tasks come from. */
+export type CalculatorVariant = { name: string; description: string; tasks: TaskSource<CalcTask> };
+
+const PROCEDURAL: CalculatorVariant = {
+  name: "calculator",
+  description: "Multi-step arithmetic word problems solved with a calculator tool; answer as #### <number>.",
+  tasks: {
+    id: "calculator-procedural/1",
+    splits: Object.keys(PROCEDURAL_SPLITS),
+    count: (split) => PROCEDURAL_SPLITS[split as keyof typeof PROCEDURAL_SPLITS] ?? 0,
+    get: (split, index) => proceduralTask(split, index),
+  },
+};
+
+const MAX_STEPS = 6;
+
+/**
+ * The expert's calls for `step`: the solution path's calls spread over the first `MAX_STEPS - 1`
+ * actions (several per action when the path is long), leaving the last step for the answer.
+ */
+export function expertCalls(calls: readonly string[], step: number): string[] {
+  const perAction = Math.max(1, Math.ceil(calls.length / (MAX_STEPS - 1)));
+  return calls.slice(step * perAction, (step + 1) * perAction);
+}
+
+export function createCalculator(
+  config: CalculatorConfig = DEFAULT_CALCULATOR_CONFIG,
+  variant: CalculatorVariant = PROCEDURAL,
+) {
   return defineEnvironment<CalcTask, CalcState, CalculatorConfig>({
-    name: "calculator",
+    name: variant.name,
     version: "1.0.0",
-    description:
-      "Multi-step arithmetic word problems solved with a calculator tool; answer as #### <number>.",
+    description: variant.description,
     tools: {
       calculator: {
         description: "Evaluate an arithmetic expression: + - * / ^ %, parentheses and decimals.",
@@ -50,13 +80,8 @@ export function createCalculator(config: CalculatorConfig = DEFAULT_CALCULATOR_C
         },
       },
     },
-    tasks: {
-      id: "calculator-procedural/1",
-      splits: Object.keys(PROCEDURAL_SPLITS),
-      count: (split) => PROCEDURAL_SPLITS[split as keyof typeof PROCEDURAL_SPLITS] ?? 0,
-      get: (split, index) => proceduralTask(split, index),
-    },
-    limits: { maxSteps: 6, maxActionChars: 2048, stepTimeoutMs: 5000 },
+    tasks: variant.tasks,
+    limits: { maxSteps: MAX_STEPS, maxActionChars: 2048, stepTimeoutMs: 5000 },
     reward: { min: 0, max: 1 + config.processRewardCap },
     config,
     initialState: () => ({ bonus: 0 }),
@@ -74,11 +99,30 @@ export function createCalculator(config: CalculatorConfig = DEFAULT_CALCULATOR_C
       };
     },
     expert: ({ task, step }) => {
-      const call = task.calls[step];
-      if (call !== undefined) return { content: formatHermesCall("calculator", { expression: call }) };
-      return { content: `#### ${formatNumber(task.answer)}` };
+      const calls = expertCalls(task.calls, step);
+      if (calls.length === 0) return { content: `#### ${formatNumber(task.answer)}` };
+      return {
+        content: calls.map((expression) => formatHermesCall("calculator", { expression })).join("\n"),
+      };
     },
   });
 }
 
 export const calculator = createCalculator();
+
+const GSM8K_SOURCE: DatasetSourceOptions = {
+  dataset: GSM8K_DATASET,
+  splits: ["train", "test"],
+  importHint:
+    "npm run data -- import gsm8k <path>/train.jsonl and .../test.jsonl (add --d1 local|remote for a worker)",
+};
+
+/** GSM8K served by the same calculator: tasks from the imported dataset, its hash in the content hash. */
+export const calculatorGsm8k = requireDataset(
+  createCalculator(DEFAULT_CALCULATOR_CONFIG, {
+    name: "calculator-gsm8k",
+    description: "GSM8K grade-school math word problems with a calculator tool; answer as #### <number>.",
+    tasks: datasetTaskSource<CalcTask>(GSM8K_SOURCE),
+  }),
+  GSM8K_SOURCE,
+);

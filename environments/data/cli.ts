@@ -1,0 +1,37 @@
+import { Command, Option } from "commander";
+import { runImport } from "./import-command.js";
+import { DEFAULT_LOCAL_DB } from "./local-db.js";
+
+/** `npm run data -- import <kind> [path] [--url URL] [--split S] [--db FILE] [--d1 local|remote]`. */
+const program = new Command("data").description("Import task datasets for edgegym environments.");
+
+program
+  .command("import")
+  .argument("<kind>", "dataset kind, e.g. gsm8k")
+  .argument("[path]", "local file to import")
+  .option("--url <url>", "download the file instead of reading a path")
+  .option("--split <split>", "split to store the tasks as (default: inferred from the file name)")
+  .option("--db <file>", "local SQLite file served by `npm run envs`", DEFAULT_LOCAL_DB)
+  .addOption(
+    new Option("--d1 <where>", "write to the worker's D1 through wrangler").choices(["local", "remote"]),
+  )
+  .option("--persist-to <dir>", "local D1 state directory (wrangler --persist-to)")
+  .action(async (kind: string, path: string | undefined, opts: Record<string, string | undefined>) => {
+    const result = await runImport({
+      kind,
+      ...(path === undefined ? {} : { path }),
+      ...(opts.url === undefined ? {} : { url: opts.url }),
+      ...(opts.split === undefined ? {} : { split: opts.split }),
+      db: opts.db ?? DEFAULT_LOCAL_DB,
+      ...(opts.d1 === "local" || opts.d1 === "remote" ? { d1: opts.d1 } : {}),
+      ...(opts.persistTo === undefined ? {} : { persistTo: opts.persistTo }),
+    });
+    if (!result.ok) {
+      console.error(`edgegym data: ${result.error}`);
+      process.exitCode = 1;
+      return;
+    }
+    console.log(JSON.stringify(result.value));
+  });
+
+await program.parseAsync();

@@ -1,0 +1,45 @@
+import { drizzle } from "drizzle-orm/d1";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import * as schema from "../../shared/db/schema.js";
+import type { EnvRuntime } from "../kit/types.js";
+
+/**
+ * The environments' database: drizzle over the one schema, async SQLite. D1 on workerd, libsql on Node
+ * (`openLocalDb`). Both drivers share the query builder and an atomic `batch`.
+ */
+export type EnvDb = Pick<LibSQLDatabase<typeof schema>, "select" | "insert" | "delete" | "batch">;
+
+const cache = new WeakMap<object, EnvDb>();
+
+function isD1(binding: unknown): binding is D1Like {
+  return (
+    typeof binding === "object" &&
+    binding !== null &&
+    typeof (binding as D1Like).prepare === "function" &&
+    typeof (binding as D1Like).batch === "function"
+  );
+}
+
+/** The two methods that tell a D1 binding from other values. */
+type D1Like = Parameters<typeof drizzle>[0] & { prepare: unknown; batch: unknown };
+
+/**
+ * The database a deployment gives its environments: `drizzle(DB)` for a D1 binding `DB` (workerd), or
+ * `EDGEGYM_DB` when the host passes a ready drizzle database (Node). `undefined` when there is none.
+ * Cached per binding, so every request of a worker shares one drizzle instance.
+ */
+export function envDb(runtime: EnvRuntime): EnvDb | undefined {
+  const { DB, EDGEGYM_DB } = runtime.bindings;
+  if (isD1(DB)) {
+    let db = cache.get(DB);
+    if (!db) {
+      db = drizzle(DB, { schema }) as unknown as EnvDb;
+      cache.set(DB, db);
+    }
+    return db;
+  }
+  if (typeof EDGEGYM_DB === "object" && EDGEGYM_DB !== null && "select" in EDGEGYM_DB) {
+    return EDGEGYM_DB as EnvDb;
+  }
+  return undefined;
+}
