@@ -1,0 +1,174 @@
+import pLimit from "p-limit";
+import type { z } from "zod";
+import {
+  type Action,
+  type ExpertResponse,
+  ExpertResponse as ExpertResponseSchema,
+  type Manifest,
+  Manifest as ManifestSchema,
+  type SessionRequest,
+  type SessionResponse,
+  SessionResponse as SessionResponseSchema,
+  type StepResult,
+  StepResult as StepResultSchema,
+} from "../../shared/protocol.js";
+import { err, ok, type Result } from "../../shared/result.js";
+import { backoffMs, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy, sleep } from "./retry.js";
+import type { Transport, TransportResponse } from "./transport.js";
+
+/** Why a request failed for good. Retryable kinds only end up here after every retry failed. */
+export type FailureKind =
+  | "network"
+  | "timeout"
+  | "rate_limited"
+  | "server_error"
+  | "rejected"
+  | "bad_response";
+
+export type InfraFailure = {
+  kind: FailureKind;
+  /** The problem+json `code` or the HTTP status, when the server answered. */
+  code?: string;
+  status?: number;
+  detail: string;
+  attempts: number;
+};
+
+export type EnvClientOptions = {
+  /** Most requests in flight at once from this client. */
+  concurrency: number;
+  /** Deadline of one attempt (a hung step is abandoned and retried after it). */
+  stepDeadlineMs: number;
+  retry: RetryPolicy;
+  /** Jitter source; tests fix it. */
+  random?: () => number;
+};
+
+export const DEFAULT_ENV_CLIENT_OPTIONS: EnvClientOptions = {
+  concurrency: 64,
+  stepDeadlineMs: 30_000,
+  retry: DEFAULT_RETRY_POLICY,
+};
+
+/** Counters the run reports: attempts retried by cause and requests that failed for good by kind. */
+export type ClientStats = {
+  requests: number;
+  retries: Record<"network" | "timeout" | "rate_limited" | "server_error", number>;
+  failures: Record<FailureKind, number>;
+};
+
+const RETRYABLE = new Set<FailureKind>(["network", "timeout", "rate_limited", "server_error"]);
+
+/**
+ * The edgegym/v1 client the rollouts use. Every call returns a Result: infrastructure trouble is a
+ * value, never an exception, so one bad episode cannot stop a run. Retrying a step is safe because a
+ * step on a given session token is deterministic.
+ */
+export class EnvClient {
+  readonly stats: ClientStats = {
+    requests: 0,
+    retries: { network: 0, timeout: 0, rate_limited: 0, server_error: 0 },
+    failures: { network: 0, timeout: 0, rate_limited: 0, server_error: 0, rejected: 0, bad_response: 0 },
+  };
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly options: EnvClientOptions;
+
+  constructor(
+    readonly transport: Transport,
+    options: Partial<EnvClientOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_ENV_CLIENT_OPTIONS, ...options };
+    this.limit = pLimit(this.options.concurrency);
+  }
+
+  manifest(): Promise<Result<Manifest, InfraFailure>> {
+    return this.call("GET", "/v1/manifest", undefined, ManifestSchema);
+  }
+
+  reset(req: SessionRequest): Promise<Result<SessionResponse, InfraFailure>> {
+    return this.call("POST", "/v1/sessions", req, SessionResponseSchema);
+  }
+
+  step(session: string, action: Action): Promise<Result<StepResult, InfraFailure>> {
+    return this.call("POST", "/v1/step", { session, action }, StepResultSchema);
+  }
+
+  expert(session: string): Promise<Result<ExpertResponse, InfraFailure>> {
+    return this.call("POST", "/v1/expert", { session }, ExpertResponseSchema);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private async call<T>(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+  ): Promise<Result<T, InfraFailure>> {
+    const { retry, stepDeadlineMs } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      this.stats.requests++;
+      const outcome = await this.limit(() => this.attempt(method, path, body, schema, stepDeadlineMs));
+      if (outcome.ok) return outcome;
+      const failure = { ...outcome.error.failure, attempts: attempt + 1 };
+      if (!RETRYABLE.has(failure.kind) || attempt >= retry.maxRetries) {
+        this.stats.failures[failure.kind]++;
+        return err(failure);
+      }
+      this.stats.retries[failure.kind as keyof ClientStats["retries"]]++;
+      const backoff = backoffMs(attempt, retry, this.options.random);
+      const after = outcome.error.retryAfterMs;
+      await sleep(
+        after === undefined ? backoff : Math.max(Math.min(after, retry.maxRetryAfterMs), backoff / 2),
+      );
+    }
+  }
+
+  private async attempt<T>(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    deadlineMs: number,
+  ): Promise<Result<T, { failure: Omit<InfraFailure, "attempts">; retryAfterMs?: number }>> {
+    let res: TransportResponse;
+    try {
+      res = await this.transport.request(method, path, body, AbortSignal.timeout(deadlineMs));
+    } catch (e) {
+      const timeout = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
+      const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      return err({ failure: { kind: timeout ? "timeout" : "network", detail } });
+    }
+    if (res.status >= 200 && res.status < 300) {
+      const parsed = safeJson(res.body);
+      const checked = schema.safeParse(parsed);
+      if (checked.success) return ok(checked.data);
+      return err({
+        failure: { kind: "bad_response", status: res.status, detail: `${path}: unexpected body` },
+      });
+    }
+    const problem = safeJson(res.body) as { code?: unknown; detail?: unknown } | undefined;
+    const code = typeof problem?.code === "string" ? problem.code : undefined;
+    const detail = typeof problem?.detail === "string" ? problem.detail : `HTTP ${res.status}`;
+    const base = { status: res.status, detail, ...(code === undefined ? {} : { code }) };
+    if (res.status === 429) {
+      const retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
+      return err({
+        failure: { kind: "rate_limited", ...base },
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    }
+    if (res.status >= 500) return err({ failure: { kind: "server_error", ...base } });
+    return err({ failure: { kind: "rejected", ...base } });
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
