@@ -139,8 +139,6 @@ export interface PolicyModel {
   values(ids: Tensor2D): Tensor2D;
   /** Every trainable weight (value head included when present), in a stable order. */
   readonly trainableVariables: readonly Variable[];
-  /** Weights by HF-style name (e.g. `model.layers.0.self_attn.q_proj.weight`). */
-  readonly namedWeights: ReadonlyMap<string, Variable>;
   /**
    * Batched generation with a KV cache. Identical prompts (e.g. a GRPO group) are prefilled once.
    * Prompts may differ in length.

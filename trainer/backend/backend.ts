@@ -1,0 +1,63 @@
+import * as tf from "@tensorflow/tfjs-core";
+// The union package registers every gradient; tfjs-core's own CommonJS build registers none.
+import "@tensorflow/tfjs";
+import "@tensorflow/tfjs-backend-cpu";
+import "@tensorflow/tfjs-backend-wasm";
+import { err, ok, type Result } from "../../shared/result.js";
+import { BACKENDS, type BackendName } from "../policy/types.js";
+
+/** The native bindings register under these packages; both are optional and absent on most machines. */
+const NATIVE_PACKAGES: Partial<Record<BackendName, string>> = {
+  "tensorflow-gpu": "@tensorflow/tfjs-node-gpu",
+  tensorflow: "@tensorflow/tfjs-node",
+};
+
+export interface BackendInfo {
+  name: BackendName;
+  /** Why earlier choices were passed over, for the run log. */
+  skipped: string[];
+}
+
+/** tfjs-node and tfjs-node-gpu both register as "tensorflow"; the package tells them apart. */
+const registeredName = (name: BackendName): string => (name === "tensorflow-gpu" ? "tensorflow" : name);
+
+async function tryBackend(name: BackendName): Promise<Result<void>> {
+  const pkg = NATIVE_PACKAGES[name];
+  if (pkg !== undefined) {
+    try {
+      // A variable specifier keeps bundlers and tsc from requiring the optional package.
+      const specifier: string = pkg;
+      await import(specifier);
+    } catch {
+      return err(`${pkg} is not installed`);
+    }
+  }
+  try {
+    const ready = await tf.setBackend(registeredName(name));
+    return ready ? ok(undefined) : err(`${name} backend failed to initialise`);
+  } catch (e) {
+    return err(`${name} backend failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+export function isBackendName(name: string): name is BackendName {
+  return (BACKENDS as readonly string[]).includes(name);
+}
+
+/**
+ * Selects the tfjs backend: `requested` when given (an error if it cannot load), otherwise the first of
+ * tfjs-node-gpu, tfjs-node, wasm, cpu that loads.
+ */
+export async function initBackend(requested?: BackendName): Promise<Result<BackendInfo>> {
+  const candidates = requested === undefined ? BACKENDS : [requested];
+  const skipped: string[] = [];
+  for (const name of candidates) {
+    const tried = await tryBackend(name);
+    if (tried.ok) {
+      await tf.ready();
+      return ok({ name, skipped });
+    }
+    skipped.push(tried.error);
+  }
+  return err(skipped.join("; "));
+}

@@ -1,0 +1,203 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { rng } from "../../environments/kit/random.js";
+import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
+import { attention, lmHead, MASKED, mlp, projection, qkvHeads, rmsNorm } from "./forward.js";
+import type { RopeTables } from "./rope.js";
+import { drawToken } from "./sampler.js";
+import type { Weights } from "./weights.js";
+
+type Cache = {
+  k: tf.Tensor4D[];
+  v: tf.Tensor4D[];
+};
+
+type Projections = { w: tf.Tensor2D; b?: tf.Tensor1D }[];
+
+/** `[rows, 1, 1, q, keys]` additive mask: a key is visible when it is not left padding and j ≤ i. */
+function prefixMask(pads: number[], length: number): tf.Tensor {
+  const data = new Float32Array(pads.length * length * length);
+  pads.forEach((pad, row) => {
+    for (let i = 0; i < length; i++) {
+      for (let j = 0; j < length; j++) {
+        if (j < pad || j > i) data[(row * length + i) * length + j] = MASKED;
+      }
+    }
+  });
+  return tf.tensor(data, [pads.length, 1, 1, length, length]);
+}
+
+/** Left-pads the prompts and runs them through the model, returning the cache and last logits. */
+function prefill(
+  w: Weights,
+  c: ModelConfig,
+  r: RopeTables,
+  proj: Projections,
+  prompts: readonly (readonly number[])[],
+) {
+  const length = Math.max(...prompts.map((p) => p.length));
+  const pads = prompts.map((p) => length - p.length);
+  const ids = new Int32Array(prompts.length * length);
+  const positions = new Int32Array(prompts.length * length);
+  prompts.forEach((p, row) => {
+    ids.set(p, row * length + (pads[row] as number));
+    for (let t = 0; t < length; t++) positions[row * length + t] = Math.max(0, t - (pads[row] as number));
+  });
+  const out = tf.tidy(() => {
+    const n = prompts.length;
+    const pos = tf.tensor1d(positions, "int32");
+    const cos = tf.reshape(tf.gather(r.cos, pos), [n, length, -1]);
+    const sin = tf.reshape(tf.gather(r.sin, pos), [n, length, -1]);
+    const mask = prefixMask(pads, length);
+    let h = tf.gather(w.embed, tf.tensor1d(ids, "int32")) as tf.Tensor2D;
+    const cache: Cache = { k: [], v: [] };
+    w.layers.forEach((l, i) => {
+      const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
+      const { q, k, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
+      cache.k.push(k);
+      cache.v.push(v);
+      h = tf.add(h, tf.matMul(attention(q, k, v, mask, c), l.o));
+      h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
+    });
+    const last = tf.reshape(tf.slice(tf.reshape(h, [n, length, -1]), [0, length - 1, 0], [n, 1, -1]), [
+      n,
+      -1,
+    ]);
+    const logits = lmHead(rmsNorm(last, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, w);
+    return { cache, logits };
+  });
+  return { ...out, pads };
+}
+
+/** One decode step for every row: appends to the cache and returns the next logits. */
+function decodeStep(
+  w: Weights,
+  c: ModelConfig,
+  r: RopeTables,
+  proj: Projections,
+  cache: Cache,
+  tokens: number[],
+  positions: number[],
+  keyMask: Float32Array,
+) {
+  return tf.tidy(() => {
+    const n = tokens.length;
+    const pos = tf.tensor1d(positions, "int32");
+    const cos = tf.reshape(tf.gather(r.cos, pos), [n, 1, -1]);
+    const sin = tf.reshape(tf.gather(r.sin, pos), [n, 1, -1]);
+    const keys = keyMask.length / n;
+    const mask = tf.tensor(keyMask, [n, 1, 1, 1, keys]);
+    let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;
+    const next: Cache = { k: [], v: [] };
+    w.layers.forEach((l, i) => {
+      const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
+      const { q, k, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
+      const kc = tf.concat([cache.k[i] as tf.Tensor4D, k], 2);
+      const vc = tf.concat([cache.v[i] as tf.Tensor4D, v], 2);
+      next.k.push(kc);
+      next.v.push(vc);
+      h = tf.add(h, tf.matMul(attention(q, kc, vc, mask, c), l.o));
+      h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
+    });
+    return {
+      cache: next,
+      logits: lmHead(rmsNorm(h, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, w),
+    };
+  });
+}
+
+function disposeCache(cache: Cache): void {
+  tf.dispose([...cache.k, ...cache.v]);
+}
+
+/** Keeps only the cache rows in `rows`. */
+function selectRows(cache: Cache, rows: number[]): Cache {
+  return tf.tidy(() => {
+    const index = tf.tensor1d(rows, "int32");
+    return { k: cache.k.map((t) => tf.gather(t, index)), v: cache.v.map((t) => tf.gather(t, index)) };
+  });
+}
+
+/**
+ * Batched generation with a KV cache. Identical prompts are prefilled once and their cache rows
+ * copied; rows that finish are dropped from the batch once a quarter of it is done.
+ */
+export async function generate(
+  w: Weights,
+  c: ModelConfig,
+  r: RopeTables,
+  prompts: readonly (readonly number[])[],
+  opts: SampleOptions,
+): Promise<SampleResult> {
+  const result: SampleResult = {
+    tokens: prompts.map(() => []),
+    logprobs: prompts.map(() => []),
+    finished: prompts.map(() => false),
+  };
+  if (prompts.length === 0) return result;
+  if (prompts.some((p) => p.length === 0)) throw new RangeError("every prompt needs at least one token");
+  const longest = Math.max(...prompts.map((p) => p.length));
+  const budget = Math.min(opts.maxNewTokens, c.contextLength - longest);
+  if (budget < 0)
+    throw new RangeError(`prompt of ${longest} tokens exceeds contextLength ${c.contextLength}`);
+  const random = rng(opts.seed);
+  const stops = new Set(opts.stopIds);
+  const unique = new Map<string, number>();
+  const uniquePrompts: (readonly number[])[] = [];
+  const rowOf = prompts.map((p) => {
+    const key = p.join(",");
+    let at = unique.get(key);
+    if (at === undefined) {
+      at = uniquePrompts.push(p) - 1;
+      unique.set(key, at);
+    }
+    return at;
+  });
+  const proj = tf.tidy(() => w.layers.map((l) => projection(l, c, r)));
+  const pre = prefill(w, c, r, proj, uniquePrompts);
+  let cache = selectRows(pre.cache, rowOf);
+  disposeCache(pre.cache);
+  let logits = tf.tidy(() => tf.gather(pre.logits, rowOf));
+  pre.logits.dispose();
+  let live = prompts.map((_, i) => i);
+  let pads = rowOf.map((u) => pre.pads[u] as number);
+  const width = longest;
+  try {
+    for (let step = 0; step < budget && live.length > 0; step++) {
+      const values = (await logits.data()) as Float32Array;
+      logits.dispose();
+      const next = live.map((row, at) => {
+        const d = drawToken(values, at * c.vocabSize, c.vocabSize, opts.temperature, opts.topP, random);
+        (result.tokens[row] as number[]).push(d.token);
+        (result.logprobs[row] as number[]).push(d.logprob);
+        if (stops.has(d.token)) result.finished[row] = true;
+        return d.token;
+      });
+      const keep = live.flatMap((row, at) => (result.finished[row] ? [] : [at]));
+      if (keep.length === 0 || step === budget - 1) return result;
+      let tokens = next;
+      if (keep.length < live.length * 0.75) {
+        const smaller = selectRows(cache, keep);
+        disposeCache(cache);
+        cache = smaller;
+        live = keep.map((at) => live[at] as number);
+        pads = keep.map((at) => pads[at] as number);
+        tokens = keep.map((at) => next[at] as number);
+      }
+      const keys = width + step + 1;
+      const keyMask = new Float32Array(live.length * keys);
+      pads.forEach((pad, at) => {
+        keyMask.fill(MASKED, at * keys, at * keys + pad);
+      });
+      const positions = pads.map((pad) => width - pad + step);
+      const out = decodeStep(w, c, r, proj, cache, tokens, positions, keyMask);
+      disposeCache(cache);
+      cache = out.cache;
+      logits = out.logits;
+    }
+    return result;
+  } finally {
+    disposeCache(cache);
+    logits.dispose();
+    tf.dispose(proj.flatMap((p) => (p.b ? [p.w, p.b] : [p.w])));
+  }
+}

@@ -1,0 +1,116 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../backend/backend.js";
+import type { PolicyModel } from "../policy/types.js";
+import { resolveModelConfig } from "./config.js";
+import { createModel } from "./create-model.js";
+import { ropeTables, rotateColumns } from "./rope.js";
+
+const TINY = { vocabSize: 40, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 32 };
+
+const TINY_CONFIG = (() => {
+  const made = resolveModelConfig(TINY);
+  if (!made.ok) throw new Error(made.error);
+  return made.value;
+})();
+
+function tiny(seed: number, extra: object = {}): PolicyModel {
+  const made = createModel({ ...TINY, ...extra }, { seed });
+  if (!made.ok) throw new Error(made.error);
+  return made.value;
+}
+
+/** Full-sequence logprobs of `seq[1..]`, the reference the KV-cache path must match. */
+function scoreSequence(model: PolicyModel, seq: number[]): number[] {
+  return tf.tidy(() => {
+    const ids = tf.tensor2d([seq.slice(0, -1)], undefined, "int32");
+    const targets = tf.tensor2d([seq.slice(1)], undefined, "int32");
+    return Array.from(model.logprobsOf(ids, targets).dataSync());
+  });
+}
+
+beforeAll(async () => {
+  const backend = await initBackend("wasm");
+  if (!backend.ok) throw new Error(backend.error);
+});
+
+describe("rotary embedding", () => {
+  it("puts cos/sin of p·θ^(−2i/hd) in both halves and folds the q scale in", () => {
+    const r = ropeTables(TINY_CONFIG);
+    const hd = 8;
+    const cos = r.cos.arraySync();
+    // Position 3, k head (index ≥ nHeads, unscaled), column i = 1 and its twin 1 + hd/2:
+    // angle = 3 · 10000^(−2·1/8) = 3 · 0.1 = 0.3.
+    const kCol = 4 * hd + 1;
+    expect(cos[3]?.[kCol]).toBeCloseTo(Math.cos(0.3), 5);
+    expect(cos[3]?.[kCol + hd / 2]).toBeCloseTo(Math.cos(0.3), 5);
+    // The q columns carry 1/√hd = 1/√8.
+    expect(cos[3]?.[1]).toBeCloseTo(Math.cos(0.3) / Math.sqrt(8), 5);
+  });
+
+  it("rotates each head's columns to rotate_half: [x1, x2] → [−x2, x1]", () => {
+    const r = ropeTables(TINY_CONFIG);
+    const row = Array.from({ length: 16 }, (_, i) => i + 1);
+    const out = rotateColumns(tf.tensor2d([row]), r.rotate).arraySync()[0];
+    // Head 0 is 1..8 → [−5, −6, −7, −8, 1, 2, 3, 4]; head 1 is 9..16 likewise.
+    expect(out).toEqual([-5, -6, -7, -8, 1, 2, 3, 4, -13, -14, -15, -16, 9, 10, 11, 12]);
+  });
+});
+
+describe("transformer", () => {
+  it("samples through the KV cache with the same logprobs as a full forward pass", async () => {
+    const model = tiny(1);
+    const prompts = [
+      [1, 2, 3, 4, 5],
+      [7, 8],
+      [1, 2, 3, 4, 5],
+    ];
+    const out = await model.sample(prompts, {
+      maxNewTokens: 6,
+      temperature: 1,
+      topP: 1,
+      stopIds: [],
+      seed: 3,
+    });
+    prompts.forEach((prompt, i) => {
+      const tokens = out.tokens[i] as number[];
+      expect(tokens).toHaveLength(6);
+      const full = scoreSequence(model, [...prompt, ...tokens]).slice(prompt.length - 1);
+      full.forEach((lp, t) => {
+        expect(out.logprobs[i]?.[t]).toBeCloseTo(lp, 4);
+      });
+    });
+    expect(out.finished).toEqual([false, false, false]);
+    model.dispose();
+  });
+
+  it("is deterministic for a seed and stops at a stop id", async () => {
+    const model = tiny(2);
+    const opts = { maxNewTokens: 8, temperature: 1, topP: 0.9, stopIds: [], seed: 11 };
+    const a = await model.sample([[1, 2, 3]], opts);
+    const b = await model.sample([[1, 2, 3]], opts);
+    expect(b.tokens).toEqual(a.tokens);
+    const stop = a.tokens[0]?.[2] as number;
+    const stopped = await model.sample([[1, 2, 3]], { ...opts, stopIds: [stop] });
+    const cut = (a.tokens[0] as number[]).indexOf(stop) + 1;
+    expect(stopped.tokens[0]).toEqual(a.tokens[0]?.slice(0, cut));
+    expect(stopped.finished).toEqual([true]);
+    model.dispose();
+  });
+
+  it("gives [B, T] values and entropy when it has a value head", () => {
+    const model = tiny(3, { valueHead: true, tieEmbeddings: false, arch: "llama" });
+    const ids = tf.tensor2d([[1, 2, 3]], undefined, "int32");
+    const ev = model.evaluate(ids, ids, { entropy: true, values: true });
+    expect(ev.values?.shape).toEqual([1, 3]);
+    // Entropy of a distribution over 40 tokens lies in (0, ln 40].
+    for (const h of ev.entropy?.dataSync() ?? []) expect(h).toBeLessThanOrEqual(Math.log(40) + 1e-4);
+    expect(model.logits(ids).shape).toEqual([1, 3, 40]);
+    model.dispose();
+  });
+
+  it("rejects a config whose heads do not divide", () => {
+    const made = createModel({ ...TINY, nKvHeads: 3 }, { seed: 1 });
+    expect(made.ok).toBe(false);
+  });
+});

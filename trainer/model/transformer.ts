@@ -1,0 +1,87 @@
+import * as tf from "@tensorflow/tfjs-core";
+import type {
+  EvaluateOptions,
+  Evaluation,
+  ModelConfig,
+  PolicyModel,
+  SampleOptions,
+  SampleResult,
+} from "../policy/types.js";
+import { forwardHidden, lmHead } from "./forward.js";
+import { generate } from "./generate.js";
+import { disposeRope, type RopeTables, ropeTables } from "./rope.js";
+import { disposeWeights, initWeights, type Weights, weightList } from "./weights.js";
+
+/** Qwen2/Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention. */
+export class Transformer implements PolicyModel {
+  readonly trainableVariables: readonly tf.Variable[];
+  private readonly rope: RopeTables;
+
+  constructor(
+    readonly config: ModelConfig,
+    readonly weights: Weights,
+  ) {
+    this.trainableVariables = weightList(weights);
+    this.rope = ropeTables(config);
+  }
+
+  static create(config: ModelConfig, seed: number): Transformer {
+    return new Transformer(config, initWeights(config, seed));
+  }
+
+  logits(ids: tf.Tensor2D): tf.Tensor3D {
+    return tf.tidy(() => {
+      const [b, t] = ids.shape;
+      return tf.reshape(lmHead(this.hidden(ids), this.weights), [b, t, this.config.vocabSize]);
+    });
+  }
+
+  logprobsOf(ids: tf.Tensor2D, targets: tf.Tensor2D): tf.Tensor2D {
+    return this.evaluate(ids, targets).logprobs;
+  }
+
+  /**
+   * logprobs[b,t] = log softmax(logits[b,t])[targets[b,t]] (through a one-hot product, which has a
+   * gradient everywhere); entropy[b,t] = −Σ_v p_v log p_v; values[b,t] = h[b,t]·w_v + b_v.
+   */
+  evaluate(ids: tf.Tensor2D, targets: tf.Tensor2D, opts: EvaluateOptions = {}): Evaluation {
+    if (opts.values && !this.weights.valueHead) throw new Error("this model has no value head");
+    const [b, t] = ids.shape;
+    const out = tf.tidy(() => {
+      const hidden = this.hidden(ids);
+      const logp = tf.logSoftmax(lmHead(hidden, this.weights));
+      const picked = tf.oneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, this.config.vocabSize);
+      const result: Record<string, tf.Tensor2D> = {
+        logprobs: tf.reshape(tf.sum(tf.mul(logp, picked), -1), [b, t]),
+      };
+      if (opts.entropy) result.entropy = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)), [b, t]);
+      if (opts.values && this.weights.valueHead) result.values = this.valueHeadOf(hidden, b, t);
+      return result;
+    });
+    return out as unknown as Evaluation;
+  }
+
+  values(ids: tf.Tensor2D): tf.Tensor2D {
+    if (!this.weights.valueHead) throw new Error("this model has no value head");
+    const [b, t] = ids.shape;
+    return tf.tidy(() => this.valueHeadOf(this.hidden(ids), b, t));
+  }
+
+  sample(prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult> {
+    return generate(this.weights, this.config, this.rope, prompts, opts);
+  }
+
+  dispose(): void {
+    disposeWeights(this.weights);
+    disposeRope(this.rope);
+  }
+
+  private hidden(ids: tf.Tensor2D): tf.Tensor2D {
+    return forwardHidden(this.weights, ids, this.config, this.rope);
+  }
+
+  private valueHeadOf(hidden: tf.Tensor2D, b: number, t: number): tf.Tensor2D {
+    const head = this.weights.valueHead as NonNullable<Weights["valueHead"]>;
+    return tf.reshape(tf.add(tf.matMul(hidden, head.weight), head.bias), [b, t]);
+  }
+}

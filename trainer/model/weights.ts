@@ -1,0 +1,92 @@
+import * as tf from "@tensorflow/tfjs-core";
+import type { ModelConfig } from "../policy/types.js";
+import { headDim } from "./config.js";
+
+/**
+ * One decoder layer's weights, stored `[in, out]` for `x @ W`. q/k/v and gate/up are fused so that a
+ * forward pass runs one matmul for each (op count dominates at these sizes).
+ */
+export interface LayerWeights {
+  inputNorm: tf.Variable;
+  /** `[D, (H + 2·KV)·hd]`: q, then k, then v columns. */
+  qkv: tf.Variable;
+  /** `[(H + 2·KV)·hd]`, qwen2 only. */
+  qkvBias?: tf.Variable;
+  /** `[H·hd, D]`. */
+  o: tf.Variable;
+  postNorm: tf.Variable;
+  /** `[D, 2·F]`: gate columns, then up columns. */
+  gateUp: tf.Variable;
+  /** `[F, D]`. */
+  down: tf.Variable;
+}
+
+export interface Weights {
+  /** `[V, D]`. */
+  embed: tf.Variable;
+  layers: LayerWeights[];
+  finalNorm: tf.Variable;
+  /** `[D, V]` when embeddings are untied. */
+  lmHead?: tf.Variable;
+  /** `[D, 1]` and `[1]` when the model has a value head. */
+  valueHead?: { weight: tf.Variable; bias: tf.Variable };
+}
+
+/** Variables in a stable order (the optimizer state relies on it). */
+export function weightList(w: Weights): tf.Variable[] {
+  const list = [w.embed];
+  for (const l of w.layers) {
+    list.push(l.inputNorm, l.qkv);
+    if (l.qkvBias) list.push(l.qkvBias);
+    list.push(l.o, l.postNorm, l.gateUp, l.down);
+  }
+  list.push(w.finalNorm);
+  if (w.lmHead) list.push(w.lmHead);
+  if (w.valueHead) list.push(w.valueHead.weight, w.valueHead.bias);
+  return list;
+}
+
+/**
+ * Fresh weights: N(0, 0.02), with the residual output projections scaled by 1/√(2·layers) (GPT-2) so
+ * the residual stream keeps unit scale at init; norms start at one.
+ */
+export function initWeights(c: ModelConfig, seed: number): Weights {
+  const hd = headDim(c);
+  let n = 0;
+  const normal = (shape: number[], std: number, name: string) =>
+    tf.variable(
+      tf.tidy(() => tf.randomNormal(shape, 0, std, "float32", seed + n++)),
+      true,
+      name,
+    );
+  const ones = (size: number, name: string) => tf.variable(tf.ones([size]), true, name);
+  const zeros = (shape: number[], name: string) => tf.variable(tf.zeros(shape), true, name);
+  const residualStd = 0.02 / Math.sqrt(2 * c.nLayers);
+  const qkvWidth = (c.nHeads + 2 * c.nKvHeads) * hd;
+  const uid = `${seed}_${Math.random().toString(36).slice(2)}`;
+  const layers = Array.from({ length: c.nLayers }, (_, i): LayerWeights => {
+    const p = `${uid}_l${i}_`;
+    return {
+      inputNorm: ones(c.dModel, `${p}in`),
+      qkv: normal([c.dModel, qkvWidth], 0.02, `${p}qkv`),
+      ...(c.arch === "qwen2" ? { qkvBias: zeros([qkvWidth], `${p}qkvb`) } : {}),
+      o: normal([c.nHeads * hd, c.dModel], residualStd, `${p}o`),
+      postNorm: ones(c.dModel, `${p}post`),
+      gateUp: normal([c.dModel, 2 * c.dFf], 0.02, `${p}gu`),
+      down: normal([c.dFf, c.dModel], residualStd, `${p}down`),
+    };
+  });
+  return {
+    embed: normal([c.vocabSize, c.dModel], 0.02, `${uid}_embed`),
+    layers,
+    finalNorm: ones(c.dModel, `${uid}_norm`),
+    ...(c.tieEmbeddings ? {} : { lmHead: normal([c.dModel, c.vocabSize], 0.02, `${uid}_lm`) }),
+    ...(c.valueHead
+      ? { valueHead: { weight: normal([c.dModel, 1], 0.02, `${uid}_vw`), bias: zeros([1], `${uid}_vb`) } }
+      : {}),
+  };
+}
+
+export function disposeWeights(w: Weights): void {
+  for (const v of weightList(w)) v.dispose();
+}

@@ -1,0 +1,5 @@
+export { initBackend, isBackendName } from "../backend/backend.js";
+export { DEFAULT_MODEL_CONFIG, resolveModelConfig } from "../model/config.js";
+export { createModel } from "../model/create-model.js";
+export { BYTE_VOCAB_SIZE, ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
+export * from "./types.js";

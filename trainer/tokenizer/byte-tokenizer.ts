@@ -1,0 +1,137 @@
+import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
+import { formatHermesCall } from "../../shared/tool-calls.js";
+import type { RenderChatOptions, SpecialIds, Tokenizer } from "../policy/types.js";
+
+/** Special tokens after the 256 byte values, in id order. */
+export const BYTE_SPECIALS = [
+  "<|pad|>",
+  "<|bos|>",
+  "<|eos|>",
+  "<|system|>",
+  "<|user|>",
+  "<|assistant|>",
+  "<|tool|>",
+  "<|end|>",
+  "<tool_call>",
+  "</tool_call>",
+  "<tool_response>",
+  "</tool_response>",
+] as const;
+
+/** Tags that may appear inside message text and still cost one token each. */
+const TEXT_TAGS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"] as const;
+
+export const BYTE_VOCAB_SIZE = 256 + BYTE_SPECIALS.length;
+
+const id = (token: (typeof BYTE_SPECIALS)[number]): number => 256 + BYTE_SPECIALS.indexOf(token);
+
+const ROLE_IDS: Record<ChatMessage["role"], number> = {
+  system: id("<|system|>"),
+  user: id("<|user|>"),
+  assistant: id("<|assistant|>"),
+  tool: id("<|tool|>"),
+};
+
+/**
+ * UTF-8 bytes plus special tokens for chat roles and tool tags. A turn renders as
+ * `<|role|> content <|end|>`, so renderings concatenate: the ids of a conversation are the ids of its
+ * turns one after another, which is what lets rollouts append observations to sampled ids.
+ */
+export class ByteTokenizer implements Tokenizer {
+  readonly kind = "byte";
+  readonly vocabSize = BYTE_VOCAB_SIZE;
+  readonly special: SpecialIds = {
+    bos: id("<|bos|>"),
+    eos: id("<|eos|>"),
+    pad: id("<|pad|>"),
+    endOfTurn: id("<|end|>"),
+  };
+  readonly specialTokens: ReadonlyMap<string, number> = new Map(BYTE_SPECIALS.map((t, i) => [t, 256 + i]));
+  readonly stopIds: readonly number[] = [this.special.endOfTurn, this.special.eos];
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+
+  encode(text: string): number[] {
+    const ids: number[] = [];
+    let from = 0;
+    while (from < text.length) {
+      let next = -1;
+      let tag = "";
+      for (const t of TEXT_TAGS) {
+        const at = text.indexOf(t, from);
+        if (at >= 0 && (next < 0 || at < next)) {
+          next = at;
+          tag = t;
+        }
+      }
+      const end = next < 0 ? text.length : next;
+      for (const byte of this.encoder.encode(text.slice(from, end))) ids.push(byte);
+      if (next < 0) break;
+      ids.push(this.specialTokens.get(tag) as number);
+      from = next + tag.length;
+    }
+    return ids;
+  }
+
+  decode(ids: readonly number[], opts: { keepControl?: boolean } = {}): string {
+    let out = "";
+    let bytes: number[] = [];
+    const flush = () => {
+      out += this.decoder.decode(new Uint8Array(bytes));
+      bytes = [];
+    };
+    for (const i of ids) {
+      if (i >= 0 && i < 256) {
+        bytes.push(i);
+        continue;
+      }
+      flush();
+      const token = BYTE_SPECIALS[i - 256];
+      if (token === undefined) continue;
+      if (opts.keepControl || (TEXT_TAGS as readonly string[]).includes(token)) out += token;
+    }
+    flush();
+    return out;
+  }
+
+  renderChat(messages: readonly ChatMessage[], opts: RenderChatOptions): number[] {
+    const ids = opts.continuation ? [] : [this.special.bos];
+    messages.forEach((m, i) => {
+      const tools = i === 0 && m.role === "system" && !opts.continuation ? opts.tools : undefined;
+      ids.push(ROLE_IDS[m.role], ...this.encode(messageText(m, tools)), this.special.endOfTurn);
+    });
+    if (opts.addGenerationPrompt) ids.push(ROLE_IDS.assistant);
+    return ids;
+  }
+
+  renderAssistantSuffix(): number[] {
+    return [this.special.endOfTurn];
+  }
+}
+
+function messageText(m: ChatMessage, tools: readonly ToolSpec[] | undefined): string {
+  switch (m.role) {
+    case "assistant": {
+      const calls = (m.tool_calls ?? []).map((c) =>
+        formatHermesCall(c.function.name, parseArgs(c.function.arguments)),
+      );
+      return [m.content ?? "", ...calls].filter((s) => s !== "").join("\n");
+    }
+    case "tool":
+      return `<tool_response>\n${m.content}\n</tool_response>`;
+    case "system":
+      return tools && tools.length > 0
+        ? `${m.content}\nTools: ${JSON.stringify(tools.map((t) => t.function))}`
+        : m.content;
+    default:
+      return m.content;
+  }
+}
+
+function parseArgs(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
