@@ -21,6 +21,12 @@ describe("calculator evaluator", () => {
     expect(value("80*50%")).toBe(40);
     expect(value("17 % 5")).toBe(2);
   });
+  it("reads // as floor division, as in GSM8K's <<560//10=56>>: 560/10 = 56; 7//2 = floor(3.5) = 3; -7//2 = -4", () => {
+    expect(value("560//10")).toBe(56);
+    expect(value("7//2")).toBe(3);
+    expect(value("-7//2")).toBe(-4);
+    expect(evaluate("1//0")).toEqual({ ok: false, error: "division by zero" });
+  });
   it("accepts × ÷ and thousands commas: 1,200÷4×3 = 300×3 = 900", () => {
     expect(value("1,200÷4×3")).toBe(900);
   });

@@ -23,8 +23,8 @@ function tokenize(src: string): Result<Token[]> {
       i += num[0].length;
       continue;
     }
-    if (src.startsWith("**", i)) {
-      tokens.push({ kind: "op", value: "^" });
+    if (src.startsWith("**", i) || src.startsWith("//", i)) {
+      tokens.push({ kind: "op", value: src[i] === "*" ? "^" : "//" });
       i += 2;
       continue;
     }
@@ -44,7 +44,7 @@ function tokenize(src: string): Result<Token[]> {
 
 /**
  * Safe arithmetic: + - * / (also × ÷), parentheses, decimals, powers (^ or **), postfix percent
- * (`50%` is 0.5) and binary `%` as remainder. A recursive-descent parser, never `eval`.
+ * (`50%` is 0.5), binary `%` as remainder and `//` as floor division (two GSM8K annotations use it). A recursive-descent parser, never `eval`.
  */
 export function evaluate(expression: string): Result<number> {
   if (expression.length > MAX_EXPRESSION_CHARS) {
@@ -79,11 +79,11 @@ export function evaluate(expression: string): Result<number> {
   const term = (depth: number): number => {
     let v = unary(depth);
     for (;;) {
-      if (isOp("*") || isOp("/")) {
+      if (isOp("*") || isOp("/") || isOp("//")) {
         const op = (tokens[pos++] as Token).value;
         const r = unary(depth);
-        if (op === "/" && r === 0) fail("division by zero");
-        v = op === "*" ? v * r : v / r;
+        if (op !== "*" && r === 0) fail("division by zero");
+        v = op === "*" ? v * r : op === "/" ? v / r : Math.floor(v / r);
       } else if (isOp("%") && startsOperand(tokens[pos + 1])) {
         pos++;
         const r = unary(depth);

@@ -9,7 +9,10 @@ import { GSM8K_DATASET } from "./gsm8k.js";
 import { type CalcTask, PROCEDURAL_SPLITS, proceduralTask } from "./tasks.js";
 
 export type CalculatorConfig = {
-  /** Bonus per calculator call whose result lies on the solution path; 0 turns process reward off. */
+  /**
+   * Bonus for a calculator call whose result is a value on the solution path not yet paid for (each
+   * expert call's result); 0, the default, turns process reward off.
+   */
   processReward: number;
   /** Most process reward one episode can earn. */
   processRewardCap: number;
@@ -17,8 +20,11 @@ export type CalculatorConfig = {
 
 export const DEFAULT_CALCULATOR_CONFIG: CalculatorConfig = { processReward: 0, processRewardCap: 0.3 };
 
-/** Calculator results seen so far and process reward paid, so the cap holds across steps. */
-type CalcState = { bonus: number };
+/**
+ * Process reward paid so far and the solution-path values it paid for: each value pays once and the
+ * total stays under the cap across steps.
+ */
+type CalcState = { bonus: number; paid: number[] };
 
 const SYSTEM =
   'Solve the problem. Call the calculator like <tool_call>{"name":"calculator","arguments":{"expression":"2*(3+4)"}}</tool_call> then end with: #### <number>';
@@ -34,11 +40,12 @@ function pathValues(task: CalcTask): number[] {
 /** What distinguishes the calculator's variants: the name, the description and where tasks come from. */
 export type CalculatorVariant = { name: string; description: string; tasks: TaskSource<CalcTask> };
 
-const PROCEDURAL: CalculatorVariant = {
+/** The built-in procedural tasks: the default `calculator`. */
+export const PROCEDURAL_VARIANT: CalculatorVariant = {
   name: "calculator",
   description: "Multi-step arithmetic word problems solved with a calculator tool; answer as #### <number>.",
   tasks: {
-    id: "calculator-procedural/1",
+    id: "calculator-procedural/2",
     splits: Object.keys(PROCEDURAL_SPLITS),
     count: (split) => PROCEDURAL_SPLITS[split as keyof typeof PROCEDURAL_SPLITS] ?? 0,
     get: (split, index) => proceduralTask(split, index),
@@ -58,7 +65,7 @@ export function expertCalls(calls: readonly string[], step: number): string[] {
 
 export function createCalculator(
   config: CalculatorConfig = DEFAULT_CALCULATOR_CONFIG,
-  variant: CalculatorVariant = PROCEDURAL,
+  variant: CalculatorVariant = PROCEDURAL_VARIANT,
 ) {
   return defineEnvironment<CalcTask, CalcState, CalculatorConfig>({
     name: variant.name,
@@ -72,19 +79,22 @@ export function createCalculator(
           const r = evaluate(expression);
           if (!r.ok) return { content: `Error: ${r.error}`, error: true };
           const content = formatNumber(r.value);
-          if (config.processReward <= 0 || !pathValues(ctx.task).some((v) => sameNumber(r.value, v)))
-            return content;
-          const bonus = Math.min(config.processReward, config.processRewardCap - ctx.state.bonus);
-          if (bonus <= 0) return content;
-          return { content, rewards: { process: bonus }, state: { bonus: ctx.state.bonus + bonus } };
+          if (config.processReward <= 0) return content;
+          const { bonus, paid } = ctx.state;
+          const hit = pathValues(ctx.task).findIndex((v, i) => !paid.includes(i) && sameNumber(r.value, v));
+          const pay = Math.min(config.processReward, config.processRewardCap - bonus);
+          if (hit < 0 || pay <= 0) return content;
+          return { content, rewards: { process: pay }, state: { bonus: bonus + pay, paid: [...paid, hit] } };
         },
       },
     },
     tasks: variant.tasks,
+    // In order, so that two on-path calls in one action see each other's bonus and the cap holds.
+    toolConcurrency: "sequential",
     limits: { maxSteps: MAX_STEPS, maxActionChars: 2048, stepTimeoutMs: 5000 },
     reward: { min: 0, max: 1 + config.processRewardCap },
     config,
-    initialState: () => ({ bonus: 0 }),
+    initialState: () => ({ bonus: 0, paid: [] }),
     firstObservation: ({ task }) => [
       { role: "system", content: SYSTEM },
       { role: "user", content: task.question },
@@ -110,7 +120,7 @@ export function createCalculator(
 
 export const calculator = createCalculator();
 
-const GSM8K_SOURCE: DatasetSourceOptions = {
+export const GSM8K_SOURCE: DatasetSourceOptions = {
   dataset: GSM8K_DATASET,
   splits: ["train", "test"],
   importHint:

@@ -7,6 +7,7 @@ type Template = (r: Rng) => { question: string; calls: string[]; answer: number 
 
 const NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fay", "Gus", "Hana"] as const;
 const ITEMS = ["apples", "pens", "cards", "stamps", "shells", "books"] as const;
+const GOODS = ["coat", "lamp", "bike", "desk", "rug", "tent"] as const;
 
 /** Short multi-step word problems (2–4 operations); short so that a small CPU-trained policy can read them. */
 const TEMPLATES: Template[] = [
@@ -53,11 +54,20 @@ const TEMPLATES: Template[] = [
     };
   },
   (r) => {
-    const [p, pct, k] = [r.int(2, 40) * 10, r.pick([10, 20, 25, 50]), r.int(2, 6)];
+    const [it, p, pct, k] = [r.pick(GOODS), r.int(2, 99) * 10, r.pick([10, 20, 25, 50]), r.int(2, 6)];
     return {
-      question: `A $${p} coat is ${pct}% off. What do ${k} coats cost?`,
+      question: `A $${p} ${it} is ${pct}% off. What do ${k} ${it}s cost?`,
       calls: [`${p}*(100-${pct})/100*${k}`],
       answer: ((p * (100 - pct)) / 100) * k,
+    };
+  },
+  (r) => {
+    const [n, a, b, c, d] = [r.pick(NAMES), r.int(2, 6), r.int(2, 15), r.int(2, 6), r.int(2, 15)];
+    const paid = (Math.floor((a * b + c * d) / 10) + r.int(1, 10)) * 10;
+    return {
+      question: `${n} buys ${a} pies at $${b} and ${c} cakes at $${d}, paying $${paid}. Change?`,
+      calls: [`${paid}-(${a}*${b}+${c}*${d})`],
+      answer: paid - (a * b + c * d),
     };
   },
 ];
