@@ -1,0 +1,104 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { describe, expect, it } from "vitest";
+import { initBackend } from "../backend/backend.js";
+import { createModel } from "../model/create-model.js";
+import { createAdam } from "../policy/optimizer-step.js";
+import type { BackendName, PolicyModel } from "../policy/types.js";
+import { maskedNll, sftStep } from "./sft-step.js";
+
+const TINY = { vocabSize: 32, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 16 };
+
+function tiny(): PolicyModel {
+  const made = createModel(TINY, { seed: 5 });
+  if (!made.ok) throw new Error(made.error);
+  return made.value;
+}
+
+// Two rows: positions 0–2 are prompt/observation (mask 0), 3–5 the assistant's tokens; row 2 is padded.
+const BATCH = {
+  ids: [
+    [1, 2, 3, 4, 5, 6],
+    [7, 8, 9, 10, 11, 0],
+  ],
+  targets: [
+    [2, 3, 4, 5, 6, 7],
+    [8, 9, 10, 11, 12, 0],
+  ],
+  mask: [
+    [0, 0, 1, 1, 1, 1],
+    [0, 0, 1, 1, 1, 0],
+  ],
+};
+
+async function use(backend: BackendName) {
+  const ready = await initBackend(backend);
+  if (!ready.ok) throw new Error(ready.error);
+}
+
+describe.each(["wasm", "cpu"] as const)("SFT step on %s", (backend) => {
+  it("lowers the loss with finite gradients", async () => {
+    await use(backend);
+    expect(tf.getBackend()).toBe(backend);
+    const model = tiny();
+    const adam = createAdam({ learningRate: 1e-2 });
+    const first = sftStep(model, adam, BATCH, { maxGradNorm: 1 });
+    expect(Number.isFinite(first.gradNorm) && first.gradNorm > 0).toBe(true);
+    // Σ mask = 4 + 3.
+    expect(first.tokens).toBe(7);
+    let last = first;
+    for (let i = 0; i < 4; i++) last = sftStep(model, adam, BATCH, { maxGradNorm: 1 });
+    expect(last.loss).toBeLessThan(first.loss - 0.1);
+    model.dispose();
+    adam.dispose();
+  });
+});
+
+describe("loss mask", () => {
+  it("gives zero gradient at observation positions", async () => {
+    await use("cpu");
+    const model = tiny();
+    const ids = tf.tensor2d(BATCH.ids, undefined, "int32");
+    const targets = tf.tensor2d(BATCH.targets, undefined, "int32");
+    const mask = tf.tensor2d(BATCH.mask);
+    const logprobs = model.logprobsOf(ids, targets);
+    const grad = tf
+      .grad((lp: tf.Tensor) => maskedNll(lp as tf.Tensor2D, mask))(logprobs)
+      .arraySync() as number[][];
+    // dL/dlogp[b,t] = −m[b,t] / Σm = −1/7 where trained, exactly 0 elsewhere.
+    grad.forEach((row, b) => {
+      row.forEach((g, t) => {
+        if (BATCH.mask[b]?.[t] === 1) expect(g).toBeCloseTo(-1 / 7, 6);
+        else expect(Math.abs(g)).toBe(0);
+      });
+    });
+    model.dispose();
+  });
+
+  it("leaves the weight gradient unchanged whatever the observation tokens' targets are", async () => {
+    await use("cpu");
+    const model = tiny();
+    const gradsFor = (targets: number[][]) =>
+      tf.tidy(() => {
+        const ids = tf.tensor2d(BATCH.ids, undefined, "int32");
+        const t = tf.tensor2d(targets, undefined, "int32");
+        const mask = tf.tensor2d(BATCH.mask);
+        const { grads } = tf.variableGrads(
+          () => maskedNll(model.logprobsOf(ids, t), mask),
+          model.trainableVariables as tf.Variable[],
+        );
+        return Object.values(grads).flatMap((g) => Array.from(g.dataSync()));
+      });
+    const original = gradsFor(BATCH.targets);
+    // Change only the targets where mask = 0.
+    const changed = BATCH.targets.map((row, b) =>
+      row.map((x, t) => (BATCH.mask[b]?.[t] ? x : (x + 13) % 32)),
+    );
+    expect(gradsFor(changed)).toEqual(original);
+    // A change at a trained position does move the gradient (the check above can fail).
+    const trained = BATCH.targets.map((row, b) =>
+      row.map((x, t) => (b === 0 && t === 3 ? (x + 13) % 32 : x)),
+    );
+    expect(gradsFor(trained)).not.toEqual(original);
+    model.dispose();
+  });
+});
