@@ -22,7 +22,9 @@ export default defineConfig({
               bindings: {
                 ...(await generateSecrets()),
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                HUB_ADMIN_TOKEN: "hub-test-bootstrap-secret",
               },
+              ratelimits: { HUB_RATE_LIMIT: { namespace_id: "1001", simple: { limit: 300, period: 60 } } },
             },
           })),
         ],

@@ -1,4 +1,4 @@
-import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The one drizzle schema of edgegym: D1 on Workers, a local SQLite file on Node. Sections below are
@@ -49,3 +49,153 @@ export const searchCorpora = sqliteTable("search_corpora", {
   /** Passages loaded; null until loading has finished. */
   passages: integer("passages"),
 });
+
+/* ---------------------------------------------------------------------------------------------
+ * Hub: teams, tokens, the environment registry, sharing and the evaluation API. Timestamps are ms.
+ * ------------------------------------------------------------------------------------------- */
+
+/** A team owns envs, tokens and eval runs; its name is the `owner` in `owner/name`. */
+export const hubTeams = sqliteTable("hub_teams", {
+  name: text("name").primaryKey(),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+/** API tokens: only the SHA-256 of the secret is stored; the secret is shown once at creation. */
+export const hubTokens = sqliteTable(
+  "hub_tokens",
+  {
+    id: text("id").primaryKey(),
+    team: text("team")
+      .notNull()
+      .references(() => hubTeams.name),
+    hash: text("hash").notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [uniqueIndex("hub_tokens_hash").on(t.hash), index("hub_tokens_team").on(t.team)],
+);
+
+/** An environment `owner/name`; `id` is also the rowid the FTS5 index `hub_envs_fts` points at. */
+export const hubEnvs = sqliteTable(
+  "hub_envs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    owner: text("owner")
+      .notNull()
+      .references(() => hubTeams.name),
+    name: text("name").notNull(),
+    visibility: text("visibility", { enum: ["public", "private"] }).notNull(),
+    description: text("description").notNull().default(""),
+    /** Space-separated, so FTS5 tokenizes them and `tag=` matches a whole word. */
+    tags: text("tags").notNull().default(""),
+    readme: text("readme").notNull().default(""),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("hub_envs_owner_name").on(t.owner, t.name),
+    index("hub_envs_visibility").on(t.visibility),
+  ],
+);
+
+/** Immutable published versions; the primary key makes concurrent publishes of one version race to one winner. */
+export const hubVersions = sqliteTable(
+  "hub_versions",
+  {
+    envId: integer("env_id")
+      .notNull()
+      .references(() => hubEnvs.id),
+    version: text("version").notNull(),
+    prerelease: integer("prerelease", { mode: "boolean" }).notNull(),
+    endpoint: text("endpoint"),
+    builtin: text("builtin"),
+    manifest: text("manifest", { mode: "json" }).notNull(),
+    publicKey: text("public_key", { mode: "json" }).notNull(),
+    contentHash: text("content_hash").notNull(),
+    yankedAt: integer("yanked_at", { mode: "timestamp_ms" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.envId, t.version] })],
+);
+
+/** A private env shared with another team, with read or publish rights. */
+export const hubShares = sqliteTable(
+  "hub_shares",
+  {
+    envId: integer("env_id")
+      .notNull()
+      .references(() => hubEnvs.id),
+    team: text("team")
+      .notNull()
+      .references(() => hubTeams.name),
+    role: text("role", { enum: ["read", "publish"] }).notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.envId, t.team] }), index("hub_shares_team").on(t.team)],
+);
+
+/** An evaluation run: its task set is fixed at creation, its aggregate at finish. */
+export const hubEvalRuns = sqliteTable(
+  "hub_eval_runs",
+  {
+    id: text("id").primaryKey(),
+    team: text("team")
+      .notNull()
+      .references(() => hubTeams.name),
+    envId: integer("env_id")
+      .notNull()
+      .references(() => hubEnvs.id),
+    version: text("version").notNull(),
+    contentHash: text("content_hash").notNull(),
+    split: text("split").notNull(),
+    tasks: text("tasks", { mode: "json" }).$type<number[]>().notNull(),
+    modelName: text("model_name").notNull(),
+    model: text("model", { mode: "json" }).notNull(),
+    public: integer("public", { mode: "boolean" }).notNull(),
+    status: text("status", { enum: ["running", "finished"] }).notNull(),
+    aggregate: text("aggregate", { mode: "json" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("hub_eval_runs_env").on(t.envId, t.version, t.split, t.status)],
+);
+
+/** One hub-issued session per task of a run; asking again returns the stored start. */
+export const hubEvalTasks = sqliteTable(
+  "hub_eval_tasks",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => hubEvalRuns.id),
+    taskIndex: integer("task_index").notNull(),
+    episodeId: text("episode_id").notNull(),
+    start: text("start", { mode: "json" }).notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.runId, t.taskIndex] }),
+    uniqueIndex("hub_eval_tasks_episode").on(t.episodeId),
+  ],
+);
+
+/** A verified episode: at most one per issued episodeId, so a receipt can't be counted twice. */
+export const hubEpisodes = sqliteTable(
+  "hub_episodes",
+  {
+    episodeId: text("episode_id").primaryKey(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => hubEvalRuns.id),
+    taskIndex: integer("task_index").notNull(),
+    return: real("return").notNull(),
+    finalReward: real("final_reward").notNull(),
+    steps: integer("steps").notNull(),
+    receipt: text("receipt").notNull(),
+    trajectory: text("trajectory", { mode: "json" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("hub_episodes_run").on(t.runId)],
+);

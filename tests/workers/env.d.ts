@@ -7,6 +7,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       EDGEGYM_SESSION_KEY: string;
       EDGEGYM_SIGNING_KEY: string;
+      HUB_ADMIN_TOKEN: string;
+      HUB_RATE_LIMIT: RateLimit;
     }
   }
 }

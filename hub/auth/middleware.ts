@@ -1,0 +1,72 @@
+import { eq } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import { hubTokens } from "../../shared/db/schema.js";
+import { EdgegymError } from "../../shared/errors.js";
+import { hubDb } from "../db.js";
+import type { AppEnv, Principal, Scope } from "../env.js";
+import { hashToken, secretsEqual, TOKEN_PREFIX } from "./tokens.js";
+
+/** last_used_at is rewritten at most this often, so reads don't each cost a D1 write. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/**
+ * Resolves the bearer token (if any) into `c.var.principal`. A missing header is anonymous; a present
+ * but unknown, revoked or expired token is a 401, never silently anonymous.
+ */
+export function authenticate(now: () => number = Date.now): MiddlewareHandler<AppEnv> {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("principal", await principalOf(c, now()));
+    await next();
+  });
+}
+
+async function principalOf(c: Context<AppEnv>, now: number): Promise<Principal> {
+  const header = c.req.header("authorization");
+  if (header === undefined) return { kind: "anonymous" };
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!m?.[1]) throw new EdgegymError("unauthorized", "the Authorization header must be `Bearer <token>`");
+  const secret = m[1];
+  const admin = c.env.HUB_ADMIN_TOKEN;
+  if (admin && (await secretsEqual(secret, admin))) return { kind: "bootstrap" };
+  if (!secret.startsWith(TOKEN_PREFIX)) throw new EdgegymError("unauthorized", "unknown token");
+  const db = hubDb(c.env);
+  const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.hash, await hashToken(secret)) });
+  if (!row) throw new EdgegymError("unauthorized", "unknown token");
+  if (row.revokedAt) throw new EdgegymError("unauthorized", "this token has been revoked");
+  if (row.expiresAt && row.expiresAt.getTime() <= now) {
+    throw new EdgegymError("unauthorized", "this token has expired");
+  }
+  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
+    await db
+      .update(hubTokens)
+      .set({ lastUsedAt: new Date(now) })
+      .where(eq(hubTokens.id, row.id));
+  }
+  return { kind: "token", tokenId: row.id, team: row.team, scopes: row.scopes as Scope[] };
+}
+
+/** `admin` implies every other scope. */
+export function hasScope(p: Principal, scope: Scope): boolean {
+  return p.kind === "token" && (p.scopes.includes(scope) || p.scopes.includes("admin"));
+}
+
+/** The caller's team, requiring a token with `scope`: 401 when anonymous, 403 when the scope is missing. */
+export function requireTeam(p: Principal, scope: Scope): { team: string; tokenId: string } {
+  if (p.kind === "anonymous") throw new EdgegymError("unauthorized", "this route needs a bearer token");
+  if (p.kind === "bootstrap") {
+    throw new EdgegymError("forbidden", "the bootstrap token can only create teams and their tokens");
+  }
+  if (!hasScope(p, scope)) throw new EdgegymError("forbidden", `this route needs the \`${scope}\` scope`);
+  return { team: p.team, tokenId: p.tokenId };
+}
+
+/**
+ * For reads of things that may be public: anonymous callers pass (and see only public things); a token
+ * must carry `read`. Returns the caller's team, if any.
+ */
+export function readerTeam(p: Principal): string | null {
+  if (p.kind === "anonymous" || p.kind === "bootstrap") return null;
+  if (!hasScope(p, "read")) throw new EdgegymError("forbidden", "this route needs the `read` scope");
+  return p.team;
+}

@@ -1,0 +1,33 @@
+import { sha256Hex } from "../../shared/content-hash.js";
+
+export const TOKEN_PREFIX = "egh_";
+
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
+/** A new API token secret: `egh_` + 32 random bytes as base64url. Shown once, stored only hashed. */
+export function newTokenSecret(): string {
+  return TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A short random id with a readable prefix, e.g. `tok_…`, `run_…`. */
+export function newId(prefix: string): string {
+  return `${prefix}_${base64url(crypto.getRandomValues(new Uint8Array(12)))}`;
+}
+
+/** What the database keeps of a token: its SHA-256, so a leaked table grants nothing. */
+export function hashToken(secret: string): Promise<string> {
+  return sha256Hex(secret);
+}
+
+/** Equality of two secrets without an early exit, compared through their hashes. */
+export async function secretsEqual(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([sha256Hex(a), sha256Hex(b)]);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x.charCodeAt(i) ^ y.charCodeAt(i);
+  return diff === 0 && x.length === y.length;
+}

@@ -1,0 +1,23 @@
+import semver from "semver";
+
+type Versioned = { version: string; prerelease: boolean; yankedAt: Date | null };
+
+/** `@latest`: the highest semver that is neither yanked nor a prerelease, or null. */
+export function latestOf<V extends Versioned>(versions: readonly V[]): V | null {
+  let best: V | null = null;
+  for (const v of versions) {
+    if (v.yankedAt || v.prerelease) continue;
+    if (!best || semver.gt(v.version, best.version)) best = v;
+  }
+  return best;
+}
+
+export function isPrerelease(version: string): boolean {
+  return semver.prerelease(version) !== null;
+}
+
+/** Splits `name@version` (version may be `latest`); null when it isn't of that shape. */
+export function parseRef(ref: string): { name: string; version: string } | null {
+  const m = /^([a-z0-9-]{1,64})@([0-9A-Za-z.+-]{1,128})$/.exec(ref);
+  return m?.[1] && m[2] ? { name: m[1], version: m[2] } : null;
+}

@@ -1,0 +1,132 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { hubEpisodes, hubEvalTasks } from "../../shared/db/schema.js";
+import { EdgegymError } from "../../shared/errors.js";
+import { SessionResponse } from "../../shared/protocol.js";
+import type { HubApp, RouteDeps } from "../app.js";
+import { requireTeam } from "../auth/middleware.js";
+import { hubDb } from "../db.js";
+import { verifyEpisode } from "../evals/ingest.js";
+import { ownRun, requireRunning } from "../evals/runs.js";
+import { EpisodeResults, EpisodeUpload, EvalSession, EvalSessionRequest } from "../evals/schemas.js";
+import { manifestOf, publicKeyOf } from "../registry/resolve.js";
+import { callUpstream, upstreamError, upstreamOf } from "../registry/upstream.js";
+import { body, json, problems } from "../schemas.js";
+
+const RunId = z.object({ id: z.string().max(64) });
+
+const session = createRoute({
+  method: "post",
+  path: "/v1/evals/{id}/sessions",
+  tags: ["evals"],
+  summary: "Start (or get again) the hub-issued session of one task of the run",
+  request: { params: RunId, ...body(EvalSessionRequest) },
+  responses: {
+    201: json(EvalSession, "a new session"),
+    200: json(EvalSession, "the session issued earlier for this task"),
+    ...problems(401, 403, 404, 409, 422, 502),
+  },
+});
+const episodes = createRoute({
+  method: "post",
+  path: "/v1/evals/{id}/episodes",
+  tags: ["evals"],
+  summary: "Upload receipts; each is verified and gets its own result",
+  request: { params: RunId, ...body(EpisodeUpload) },
+  responses: { 200: json(EpisodeResults), ...problems(401, 403, 404, 409, 422) },
+});
+
+export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): void {
+  app.openapi(session, async (c) => {
+    const { team } = requireTeam(c.get("principal"), "eval");
+    const { id } = c.req.valid("param");
+    const { index } = c.req.valid("json");
+    const db = hubDb(c.env);
+    const { run, version } = await ownRun(db, id, team);
+    requireRunning(run);
+    if (!run.tasks.includes(index)) {
+      throw new EdgegymError("task_out_of_range", `task ${index} is not in this run's task set`);
+    }
+    const key = and(eq(hubEvalTasks.runId, run.id), eq(hubEvalTasks.taskIndex, index));
+    const existing = await db.query.hubEvalTasks.findFirst({ where: key });
+    if (existing) return c.json(existing.start as SessionResponse, 200);
+    const res = await callUpstream(
+      upstreamOf(version),
+      "sessions",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": c.get("requestId") },
+        body: JSON.stringify({ split: run.split, index }),
+      },
+      c.env,
+      fetch,
+    );
+    if (res.status !== 201) throw await upstreamError(res);
+    const start = SessionResponse.safeParse(await res.json().catch(() => null));
+    if (!start.success)
+      throw new EdgegymError("upstream_unreachable", "the environment's session reply is malformed");
+    const inserted = await db
+      .insert(hubEvalTasks)
+      .values({
+        runId: run.id,
+        taskIndex: index,
+        episodeId: start.data.episodeId,
+        start: start.data,
+        createdAt: new Date(now()),
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted.length > 0) return c.json(start.data, 201);
+    // A concurrent request for the same task won; everyone gets its session.
+    const winner = await db.query.hubEvalTasks.findFirst({ where: key });
+    return c.json((winner?.start ?? start.data) as SessionResponse, 200);
+  });
+
+  app.openapi(episodes, async (c) => {
+    const { team } = requireTeam(c.get("principal"), "eval");
+    const { id } = c.req.valid("param");
+    const db = hubDb(c.env);
+    const { run, version } = await ownRun(db, id, team);
+    requireRunning(run);
+    const manifest = manifestOf(version);
+    const issuedRows = await db
+      .select({ episodeId: hubEvalTasks.episodeId, taskIndex: hubEvalTasks.taskIndex })
+      .from(hubEvalTasks)
+      .where(eq(hubEvalTasks.runId, run.id));
+    const expectation = {
+      envName: manifest.name,
+      envVersion: manifest.version,
+      contentHash: run.contentHash,
+      split: run.split,
+      publicKey: publicKeyOf(version),
+      issued: new Map(issuedRows.map((r) => [r.episodeId, r.taskIndex])),
+    };
+    const items = c.req.valid("json").episodes;
+    const checked = await Promise.all(items.map((item) => verifyEpisode(item, expectation)));
+    const createdAt = new Date(now());
+    const results: z.infer<typeof EpisodeResults>["results"] = [];
+    for (const [i, r] of checked.entries()) {
+      const episodeId = items[i]?.episodeId ?? "";
+      if (!r.ok) {
+        results.push({ episodeId, ok: false, error: r.error.toProblem() });
+        continue;
+      }
+      // The episodeId primary key makes a replayed or duplicated receipt count once, even under races.
+      const stored = await db
+        .insert(hubEpisodes)
+        .values({ ...r.value, runId: run.id, createdAt })
+        .onConflictDoNothing()
+        .returning({ episodeId: hubEpisodes.episodeId });
+      results.push(
+        stored.length > 0
+          ? { episodeId, ok: true }
+          : {
+              episodeId,
+              ok: false,
+              error: new EdgegymError("conflict", "this episode was already uploaded").toProblem(),
+            },
+      );
+    }
+    return c.json({ results }, 200);
+  });
+}

@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import { EdgegymError } from "../../shared/errors.js";
+import type { HubApp, RouteDeps } from "../app.js";
+import { readerTeam } from "../auth/middleware.js";
+import { hubDb } from "../db.js";
+import { readableEnv } from "../registry/access.js";
+import { resolveVersion } from "../registry/resolve.js";
+import { callUpstream, upstreamOf } from "../registry/upstream.js";
+import { parseRef } from "../registry/versions.js";
+import { problems, Slug } from "../schemas.js";
+
+/** The edgegym/v1 operations the gateway forwards, with their methods. */
+const OPERATIONS: Record<string, string> = {
+  manifest: "GET",
+  sessions: "POST",
+  step: "POST",
+  "step:batch": "POST",
+  expert: "POST",
+};
+
+const PATH =
+  "/v1/envs/:owner/:ref{[a-z0-9-]+@[0-9A-Za-z.+-]+}/v1/:op{manifest|sessions|step|step:batch|expert}";
+
+/**
+ * `/v1/envs/{owner}/{name}@{version}/v1/{op}`: checks the caller may read the env, then forwards to the
+ * version's endpoint (built-ins in-process). The env's responses, problems included, pass through
+ * unchanged; the hub adds `x-request-id`.
+ */
+export function registerGatewayRoutes(app: HubApp, { fetch }: RouteDeps): void {
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/v1/envs/{owner}/{ref}/v1/{op}",
+    tags: ["gateway"],
+    summary: "Forward an edgegym/v1 call (manifest is GET) to `owner/name@version` (`@latest` resolves)",
+    request: {
+      params: z.object({
+        owner: Slug,
+        ref: z.string().openapi({ example: "calculator@latest" }),
+        op: z.enum(["manifest", "sessions", "step", "step:batch", "expert"]),
+      }),
+    },
+    responses: {
+      200: { description: "the environment's response, unchanged" },
+      ...problems(401, 404, 429, 502),
+    },
+  });
+
+  app.on(["GET", "POST"], PATH, async (c) => {
+    const owner = c.req.param("owner");
+    const ref = parseRef(c.req.param("ref"));
+    const op = c.req.param("op");
+    if (!ref || !owner || !op) throw new EdgegymError("not_found", `no route ${c.req.method} ${c.req.path}`);
+    if (OPERATIONS[op] !== c.req.method) {
+      throw new EdgegymError("not_found", `no route ${c.req.method} ${c.req.path}`);
+    }
+    const team = readerTeam(c.get("principal"));
+    const db = hubDb(c.env);
+    const { env } = await readableEnv(db, team, owner, ref.name);
+    const version = await resolveVersion(db, env, ref.version);
+    const requestId = c.get("requestId");
+    const init: RequestInit = {
+      method: c.req.method,
+      headers: { "content-type": "application/json", "x-request-id": requestId },
+      ...(c.req.method === "POST" ? { body: await c.req.arrayBuffer() } : {}),
+    };
+    const res = await callUpstream(upstreamOf(version), op, init, c.env, fetch);
+    const headers = new Headers(res.headers);
+    headers.set("x-request-id", requestId);
+    headers.set("x-edgegym-version", version.version);
+    return new Response(res.body, { status: res.status, headers });
+  });
+}

@@ -1,0 +1,112 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { hubTeams, hubTokens } from "../../shared/db/schema.js";
+import { EdgegymError } from "../../shared/errors.js";
+import type { HubApp, RouteDeps } from "../app.js";
+import { hasScope } from "../auth/middleware.js";
+import { hashToken, newId, newTokenSecret } from "../auth/tokens.js";
+import { hubDb, isUniqueViolation } from "../db.js";
+import type { Principal } from "../env.js";
+import { body, CreatedToken, CreateTeam, CreateToken, json, problems, Slug, Team } from "../schemas.js";
+
+const createTeam = createRoute({
+  method: "post",
+  path: "/v1/teams",
+  tags: ["teams"],
+  summary: "Create a team (bootstrap secret or an admin token)",
+  request: body(CreateTeam),
+  responses: { 201: json(Team, "the team"), ...problems(401, 403, 409, 422) },
+});
+
+const createToken = createRoute({
+  method: "post",
+  path: "/v1/teams/{team}/tokens",
+  tags: ["tokens"],
+  summary: "Create an API token for a team; the secret is shown once",
+  request: { params: z.object({ team: Slug }), ...body(CreateToken) },
+  responses: { 201: json(CreatedToken, "the token, with its secret"), ...problems(401, 403, 404, 422) },
+});
+
+const revokeToken = createRoute({
+  method: "delete",
+  path: "/v1/tokens/{id}",
+  tags: ["tokens"],
+  summary: "Revoke a token (its team's admin, the token itself, or the bootstrap secret)",
+  request: { params: z.object({ id: z.string().max(64) }) },
+  responses: { 204: { description: "revoked" }, ...problems(401, 404) },
+});
+
+function requireAnonymousNot(p: Principal): void {
+  if (p.kind === "anonymous") throw new EdgegymError("unauthorized", "this route needs a bearer token");
+}
+
+export function registerTeamRoutes(app: HubApp, { now }: RouteDeps): void {
+  app.openapi(createTeam, async (c) => {
+    const p = c.get("principal");
+    requireAnonymousNot(p);
+    if (p.kind !== "bootstrap" && !hasScope(p, "admin")) {
+      throw new EdgegymError("forbidden", "creating teams needs the `admin` scope");
+    }
+    const { name } = c.req.valid("json");
+    const createdAt = new Date(now());
+    try {
+      await hubDb(c.env).insert(hubTeams).values({ name, createdAt });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new EdgegymError("conflict", `team ${name} already exists`);
+      throw e;
+    }
+    return c.json({ name, createdAt: createdAt.toISOString() }, 201);
+  });
+
+  app.openapi(createToken, async (c) => {
+    const p = c.get("principal");
+    requireAnonymousNot(p);
+    const { team } = c.req.valid("param");
+    const allowed = p.kind === "bootstrap" || (p.kind === "token" && p.team === team && hasScope(p, "admin"));
+    if (!allowed) throw new EdgegymError("forbidden", "tokens are created by the team's admin tokens");
+    const db = hubDb(c.env);
+    if (!(await db.query.hubTeams.findFirst({ where: eq(hubTeams.name, team) }))) {
+      throw new EdgegymError("not_found", `no team ${team}`);
+    }
+    const { scopes, expiresAt } = c.req.valid("json");
+    const expires = expiresAt ? new Date(expiresAt) : null;
+    if (expires && expires.getTime() <= now()) {
+      throw new EdgegymError("invalid_request", "expiresAt is in the past", {
+        issues: [{ path: "expiresAt", message: "must be in the future" }],
+      });
+    }
+    const token = newTokenSecret();
+    const id = newId("tok");
+    const unique = [...new Set(scopes)];
+    await db.insert(hubTokens).values({
+      id,
+      team,
+      hash: await hashToken(token),
+      scopes: unique,
+      expiresAt: expires,
+      createdAt: new Date(now()),
+    });
+    return c.json({ id, token, team, scopes: unique, expiresAt: expires?.toISOString() ?? null }, 201);
+  });
+
+  app.openapi(revokeToken, async (c) => {
+    const p = c.get("principal");
+    requireAnonymousNot(p);
+    const { id } = c.req.valid("param");
+    const db = hubDb(c.env);
+    const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.id, id) });
+    const allowed =
+      row !== undefined &&
+      (p.kind === "bootstrap" ||
+        (p.kind === "token" && (p.tokenId === id || (p.team === row.team && hasScope(p, "admin")))));
+    // Another team's token id is reported exactly like an unknown one.
+    if (!row || !allowed) throw new EdgegymError("not_found", `no token ${id}`);
+    if (!row.revokedAt) {
+      await db
+        .update(hubTokens)
+        .set({ revokedAt: new Date(now()) })
+        .where(eq(hubTokens.id, id));
+    }
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,110 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { findBuiltin } from "../../environments/builtin.js";
+import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
+import { EdgegymError } from "../../shared/errors.js";
+import { Manifest } from "../../shared/protocol.js";
+import type { HubApp, RouteDeps } from "../app.js";
+import { readerTeam, requireTeam } from "../auth/middleware.js";
+import { hubDb, isUniqueViolation } from "../db.js";
+import { publishableEnv, readableEnv } from "../registry/access.js";
+import { resolveVersion, versionInfo } from "../registry/resolve.js";
+import { fetchManifest, type Upstream } from "../registry/upstream.js";
+import { isPrerelease } from "../registry/versions.js";
+import { body, EnvParams, json, Publish, problems, VersionInfo, VersionParams } from "../schemas.js";
+
+const publish = createRoute({
+  method: "post",
+  path: "/v1/envs/{owner}/{name}/versions",
+  tags: ["registry"],
+  summary:
+    "Publish an immutable version from an endpoint (its manifest is fetched and checked) or a built-in",
+  request: { params: EnvParams, ...body(Publish) },
+  responses: { 201: json(VersionInfo, "the version"), ...problems(401, 403, 404, 409, 422, 502) },
+});
+
+const yank = createRoute({
+  method: "post",
+  path: "/v1/envs/{owner}/{name}/versions/{version}/yank",
+  tags: ["registry"],
+  summary: "Yank a version: hidden from @latest and new evals, kept for old results",
+  request: { params: VersionParams },
+  responses: { 200: json(VersionInfo), ...problems(401, 403, 404) },
+});
+
+const getVersion = createRoute({
+  method: "get",
+  path: "/v1/envs/{owner}/{name}/versions/{version}",
+  tags: ["registry"],
+  summary: "One version with its stored manifest; `latest` resolves",
+  request: { params: EnvParams.extend({ version: z.string().max(128) }) },
+  responses: { 200: json(VersionInfo.extend({ manifest: Manifest })), ...problems(401, 403, 404) },
+});
+
+export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): void {
+  app.openapi(publish, async (c) => {
+    const { team } = requireTeam(c.get("principal"), "publish");
+    const { owner, name } = c.req.valid("param");
+    const b = c.req.valid("json");
+    const db = hubDb(c.env);
+    const env = await publishableEnv(db, team, owner, name);
+    if (b.builtin && !findBuiltin(b.builtin)) {
+      throw new EdgegymError("invalid_request", `no built-in environment ${b.builtin}`, {
+        issues: [{ path: "builtin", message: "unknown built-in" }],
+      });
+    }
+    const upstream: Upstream = b.builtin
+      ? { kind: "builtin", name: b.builtin }
+      : { kind: "endpoint", url: b.endpoint ?? "" };
+    const manifest = await fetchManifest(upstream, c.env, fetch);
+    if (!manifest.ok) throw manifest.error;
+    const t = new Date(now());
+    const row = {
+      envId: env.id,
+      version: b.version,
+      prerelease: isPrerelease(b.version),
+      endpoint: b.endpoint ?? null,
+      builtin: b.builtin ?? null,
+      manifest: manifest.value,
+      publicKey: manifest.value.publicKey,
+      contentHash: manifest.value.contentHash,
+      yankedAt: null,
+      createdAt: t,
+    };
+    try {
+      await db.insert(hubVersions).values(row);
+    } catch (e) {
+      // The primary key (env, version) lets exactly one of concurrent publishes win.
+      if (isUniqueViolation(e))
+        throw new EdgegymError("conflict", `${owner}/${name}@${b.version} already exists`);
+      throw e;
+    }
+    await db.update(hubEnvs).set({ updatedAt: t }).where(eq(hubEnvs.id, env.id));
+    return c.json(versionInfo(row), 201);
+  });
+
+  app.openapi(yank, async (c) => {
+    const { team } = requireTeam(c.get("principal"), "publish");
+    const { owner, name, version } = c.req.valid("param");
+    const db = hubDb(c.env);
+    const env = await publishableEnv(db, team, owner, name);
+    const row = await resolveVersion(db, env, version);
+    const yankedAt = row.yankedAt ?? new Date(now());
+    if (!row.yankedAt) {
+      await db
+        .update(hubVersions)
+        .set({ yankedAt })
+        .where(and(eq(hubVersions.envId, env.id), eq(hubVersions.version, version)));
+    }
+    return c.json(versionInfo({ ...row, yankedAt }), 200);
+  });
+
+  app.openapi(getVersion, async (c) => {
+    const team = readerTeam(c.get("principal"));
+    const { owner, name, version } = c.req.valid("param");
+    const db = hubDb(c.env);
+    const { env } = await readableEnv(db, team, owner, name);
+    const row = await resolveVersion(db, env, version);
+    return c.json({ ...versionInfo(row), manifest: row.manifest as Manifest }, 200);
+  });
+}
