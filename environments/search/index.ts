@@ -1,0 +1,147 @@
+import { z } from "zod";
+import { formatHermesCall } from "../../shared/tool-calls.js";
+import { requireDataset } from "../data/dataset-source.js";
+import { defineEnvironment, type Environment } from "../kit/index.js";
+import { corpusRetriever } from "./corpus-retriever.js";
+import { extractAnswer, scoreAnswer } from "./normalize.js";
+import { formatHits } from "./observation.js";
+import { datasetSource, type SearchSource, worldSource } from "./sources.js";
+import type { SearchTask } from "./task.js";
+
+export type SearchConfig = {
+  /** Outcome reward: HotpotQA exact match, or token F1 (both after the official normalization). */
+  reward: "em" | "f1";
+  /** Process reward: a search whose results hold a supporting passage not seen before earns `processRewardPerHit`. */
+  processReward: boolean;
+  /** Reward per such search. */
+  processRewardPerHit: number;
+  /** Most process reward one episode can earn. */
+  processRewardCap: number;
+  /** Passages returned per search. */
+  topK: number;
+  /** Longest tool observation in characters; longer ones are cut, with a note saying so. */
+  maxObservationChars: number;
+};
+
+export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
+  reward: "em",
+  processReward: false,
+  processRewardPerHit: 0.1,
+  processRewardCap: 0.3,
+  topK: 5,
+  maxObservationChars: 2000,
+};
+
+/** Supporting titles retrieved so far, and process reward paid (so the cap holds across steps). */
+type SearchState = { found: string[]; bonus: number };
+
+const MAX_STEPS = 6;
+
+const SYSTEM =
+  'Answer the question. Search with <tool_call>{"name":"search","arguments":{"query":"..."}}</tool_call>; it returns the 5 best passages. Most questions need two searches. End with <answer>short answer</answer>.';
+
+/** Supporting titles in order, each once. */
+const supportingTitles = (task: SearchTask) => [...new Set(task.supporting)];
+
+export type SearchEnvironmentOptions = {
+  name: string;
+  description: string;
+  source: SearchSource;
+  config?: Partial<SearchConfig>;
+};
+
+/** A multi-hop QA environment (Agent-R1's HotpotQA recipe) over any question source and corpus. */
+export function createSearchEnvironment(options: SearchEnvironmentOptions): Environment {
+  const config: SearchConfig = { ...DEFAULT_SEARCH_CONFIG, ...options.config };
+  const { source } = options;
+  return defineEnvironment<SearchTask, SearchState, SearchConfig>({
+    name: options.name,
+    version: "1.0.0",
+    description: options.description,
+    tools: {
+      search: {
+        description: `Search the corpus (BM25); returns the ${config.topK} best passages, each with its title.`,
+        parameters: z.object({ query: z.string().describe("keywords, e.g. an entity's name") }),
+        run: async ({ query }, ctx) => {
+          const retriever = await corpusRetriever(source, ctx.ref.split, ctx.runtime);
+          const result = await retriever.search(query, config.topK);
+          if (!result.ok) return { content: `Error: ${result.error}`, error: true };
+          const content = formatHits(query, result.value, config.maxObservationChars);
+          const supporting = new Set(supportingTitles(ctx.task));
+          const fresh = result.value
+            .map((h) => h.title)
+            .filter((t) => supporting.has(t) && !ctx.state.found.includes(t));
+          if (fresh.length === 0) return content;
+          const state = { ...ctx.state, found: [...ctx.state.found, ...new Set(fresh)] };
+          const bonus = config.processReward
+            ? Math.max(0, Math.min(config.processRewardPerHit, config.processRewardCap - ctx.state.bonus))
+            : 0;
+          if (bonus <= 0) return { content, state };
+          return { content, state: { ...state, bonus: state.bonus + bonus }, rewards: { process: bonus } };
+        },
+      },
+    },
+    tasks: source.tasks,
+    limits: { maxSteps: MAX_STEPS, maxActionChars: 4096, stepTimeoutMs: 10_000 },
+    reward: { min: 0, max: 1 + (config.processReward ? config.processRewardCap : 0) },
+    config,
+    initialState: async (_task, ctx) => {
+      // Load the corpus when the episode starts, so the first search step doesn't pay for it.
+      await corpusRetriever(source, ctx.ref.split, ctx.runtime);
+      return { found: [], bonus: 0 };
+    },
+    firstObservation: ({ task }) => [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: task.question },
+    ],
+    finish: (text, { task }) => {
+      const answer = extractAnswer(text);
+      const { em, f1 } = answer === undefined ? { em: 0, f1: 0 } : scoreAnswer(answer, task.answers);
+      const outcome = config.reward === "f1" ? f1 : em;
+      return {
+        reward: outcome,
+        components: { outcome },
+        info: { answer: answer ?? null, expected: task.answers, em, f1 },
+      };
+    },
+    expert: ({ task, state, step }) => {
+      const next = supportingTitles(task).find((t) => !state.found.includes(t));
+      if (next !== undefined && step < MAX_STEPS - 1)
+        return { content: formatHermesCall("search", { query: next }) };
+      return { content: `<answer>${task.answers[0]}</answer>` };
+    },
+  });
+}
+
+/** The built-in environment: questions about a generated fictional world. */
+export const search = createSearchEnvironment({
+  name: "search",
+  description:
+    "Multi-hop QA over a generated fictional world: search a passage corpus (BM25), answer in <answer>…</answer>; exact-match reward.",
+  source: worldSource,
+});
+
+const hotpotHint =
+  "npm run data -- import hotpotqa ../shared/data/hotpotqa/hotpot_dev_distractor_v1_first53.json";
+
+/** HotpotQA, once imported (official or Hugging Face layout); its corpus is the union of the context paragraphs. */
+export const searchHotpotqa: Environment = requireDataset(
+  createSearchEnvironment({
+    name: "search-hotpotqa",
+    description: "HotpotQA multi-hop QA with a BM25 search tool over the imported context paragraphs.",
+    source: datasetSource("hotpotqa", hotpotHint),
+  }),
+  { dataset: "hotpotqa", splits: ["train", "test"], importHint: hotpotHint },
+);
+
+const musiqueHint = "npm run data -- import musique musique_ans_v1.0_dev.jsonl";
+
+/** MuSiQue, once imported; aliases count as correct answers. */
+export const searchMusique: Environment = requireDataset(
+  createSearchEnvironment({
+    name: "search-musique",
+    description: "MuSiQue multi-hop QA with a BM25 search tool over the imported paragraphs.",
+    source: datasetSource("musique", musiqueHint),
+  }),
+  { dataset: "musique", splits: ["train", "test"], importHint: musiqueHint },
+);

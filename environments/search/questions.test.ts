@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { splitWorld, WORLD_SPLITS, worldTask } from "./questions.js";
+import { generateWorld } from "./world.js";
+
+describe("generated world", () => {
+  it("is deterministic by seed and gives every entity a unique title", () => {
+    expect(generateWorld(42)).toEqual(generateWorld(42));
+    expect(generateWorld(42)).not.toEqual(generateWorld(43));
+    const { passages } = splitWorld("train");
+    // 8 countries + 48 cities + 400 people + 60 organisations + 300 works = 816 passages
+    expect(passages).toHaveLength(816);
+    expect(new Set(passages.map((p) => p.title)).size).toBe(816);
+  });
+
+  it("gives train and test different worlds: only a few work titles (The <Adjective> <Noun>) recur", () => {
+    const names = (split: string) => {
+      const w = splitWorld(split).world;
+      return [...w.countries, ...w.cities, ...w.people, ...w.orgs].map((e) => e.name);
+    };
+    const train = new Set(names("train"));
+    expect(names("test").filter((n) => train.has(n))).toEqual([]);
+    const trainWorks = new Set(splitWorld("train").world.works.map((w) => w.title));
+    const shared = splitWorld("test").world.works.filter((w) => trainWorks.has(w.title));
+    expect(shared.length).toBeLessThan(15);
+    for (const w of shared) expect(w.title).toMatch(/^The \w+ \w+$/);
+  });
+});
+
+describe("two-hop questions", () => {
+  it("are deterministic by split and index", () => {
+    expect(worldTask("train", 123)).toEqual(worldTask("train", 123));
+    expect(worldTask("train", 123)).not.toEqual(worldTask("test", 123));
+    expect(Object.keys(WORLD_SPLITS)).toEqual(["train", "test"]);
+  });
+
+  it("mix bridge and comparison 3:2: of tasks 0..999, 600 bridge and 400 comparison", () => {
+    const types = Array.from({ length: 1000 }, (_, i) => worldTask("train", i).type);
+    expect(types.filter((t) => t === "bridge")).toHaveLength(600);
+    expect(types.filter((t) => t === "comparison")).toHaveLength(400);
+  });
+
+  it("need both supporting passages: a bridge answer is in the second passage, never in the first", () => {
+    for (const split of ["train", "test"]) {
+      const byTitle = new Map(splitWorld(split).passages.map((p) => [p.title, p.text]));
+      for (let i = 0; i < 500; i++) {
+        const t = worldTask(split, i);
+        expect(t.supporting).toHaveLength(2);
+        const [first, second] = t.supporting.map((s) => byTitle.get(s));
+        expect(first, `${t.id}: ${t.supporting[0]}`).toBeDefined();
+        expect(second, `${t.id}: ${t.supporting[1]}`).toBeDefined();
+        const answer = t.answers[0] as string;
+        if (t.type === "bridge") {
+          expect(second).toContain(answer);
+          expect(first).not.toContain(answer);
+        } else if (answer !== "yes" && answer !== "no") {
+          expect(t.supporting).toContain(answer);
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import { hashString, type Rng, rng } from "../kit/random.js";
+import type { Passage, SearchTask } from "./task.js";
+import { DEFAULT_WORLD_SIZE, generateWorld, type World, worldPassages } from "./world.js";
+
+/**
+ * Two-hop questions over a generated world, HotpotQA style: `bridge` questions name an entity whose
+ * passage leads to a second entity holding the answer; `comparison` questions compare two named
+ * entities, each described in its own passage. Either way the supporting passages are two.
+ */
+
+type Question = Omit<SearchTask, "id">;
+type Template = (w: World, r: Rng) => Question;
+
+const at = <T>(items: readonly T[], i: number): T => items[i] as T;
+const any = <T>(r: Rng, items: readonly T[]): T => at(items, r.int(0, items.length - 1));
+
+/** Two different items, re-drawn until `differ` holds (the worlds are large enough for it to). */
+function pair<T>(r: Rng, items: readonly T[], differ: (a: T, b: T) => boolean): [T, T] {
+  for (;;) {
+    const a = any(r, items);
+    const b = any(r, items);
+    if (a !== b && differ(a, b)) return [a, b];
+  }
+}
+
+const BRIDGE: Template[] = [
+  (w, r) => {
+    const work = any(r, w.works);
+    const creator = at(w.people, work.creator);
+    return {
+      question: `In which city was the creator of the ${work.kind} ${work.title} born?`,
+      answers: [at(w.cities, creator.city).name],
+      supporting: [work.title, creator.name],
+      type: "bridge",
+    };
+  },
+  (w, r) => {
+    const work = any(r, w.works);
+    const creator = at(w.people, work.creator);
+    return {
+      question: `Which organisation does the creator of ${work.title} work for?`,
+      answers: [at(w.orgs, creator.employer).name],
+      supporting: [work.title, creator.name],
+      type: "bridge",
+    };
+  },
+  (w, r) => {
+    const org = any(r, w.orgs);
+    const founder = at(w.people, org.founder);
+    return {
+      question: `In what year was the founder of the ${org.name} born?`,
+      answers: [String(founder.born)],
+      supporting: [org.name, founder.name],
+      type: "bridge",
+    };
+  },
+  (w, r) => {
+    const person = any(r, w.people);
+    const org = at(w.orgs, person.employer);
+    return {
+      question: `In which city is the employer of ${person.name} headquartered?`,
+      answers: [at(w.cities, org.city).name],
+      supporting: [person.name, org.name],
+      type: "bridge",
+    };
+  },
+  (w, r) => {
+    const org = any(r, w.orgs);
+    const city = at(w.cities, org.city);
+    return {
+      question: `In which country is the ${org.name} headquartered?`,
+      answers: [at(w.countries, city.country).name],
+      supporting: [org.name, city.name],
+      type: "bridge",
+    };
+  },
+];
+
+const COMPARISON: Template[] = [
+  (w, r) => {
+    const [a, b] = pair(r, w.people, (x, y) => x.born !== y.born);
+    return {
+      question: `Who was born first, ${a.name} or ${b.name}?`,
+      answers: [a.born < b.born ? a.name : b.name],
+      supporting: [a.name, b.name],
+      type: "comparison",
+    };
+  },
+  (w, r) => {
+    const [a, b] = pair(r, w.orgs, (x, y) => x.founded !== y.founded);
+    return {
+      question: `Which was founded earlier, the ${a.name} or the ${b.name}?`,
+      answers: [a.founded < b.founded ? a.name : b.name],
+      supporting: [a.name, b.name],
+      type: "comparison",
+    };
+  },
+  (w, r) => {
+    const [a, b] = pair(r, w.people, () => true);
+    const same = at(w.cities, a.city).country === at(w.cities, b.city).country;
+    return {
+      question: `Are ${a.name} and ${b.name} from the same country?`,
+      answers: [same ? "yes" : "no"],
+      supporting: [a.name, b.name],
+      type: "comparison",
+    };
+  },
+];
+
+/** Task counts of the built-in splits. */
+export const WORLD_SPLITS = { train: 10_000, test: 1_000 } as const;
+
+/** Generator identity: part of the environment's content hash; bump it when generation changes. */
+export const WORLD_GENERATOR = "search-world/1";
+
+type SplitWorld = { world: World; passages: Passage[]; text: Map<string, string> };
+const worlds = new Map<string, SplitWorld>();
+
+/** The world of a split (each split has its own, so test entities never appear in training). */
+export function splitWorld(split: string): SplitWorld {
+  let entry = worlds.get(split);
+  if (!entry) {
+    const world = generateWorld(hashString(`${WORLD_GENERATOR}/${split}`), DEFAULT_WORLD_SIZE);
+    const passages = worldPassages(world);
+    entry = { world, passages, text: new Map(passages.map((p) => [p.title, p.text])) };
+    worlds.set(split, entry);
+  }
+  return entry;
+}
+
+/**
+ * Task `index` of `split`: deterministic; bridge and comparison in a 3:2 mix. A bridge question whose
+ * answer already shows in the first passage (a person born in their employer's city) is re-drawn, so
+ * every answer takes both hops.
+ */
+export function worldTask(split: string, index: number): SearchTask {
+  const { world, text } = splitWorld(split);
+  const r = rng(hashString(`${WORLD_GENERATOR}/${split}/task`) ^ Math.imul(index + 1, 0x9e3779b1));
+  const templates = index % 5 < 3 ? BRIDGE : COMPARISON;
+  for (;;) {
+    const q = r.pick(templates)(world, r);
+    const first = text.get(q.supporting[0] ?? "") ?? "";
+    if (q.type !== "bridge" || !first.includes(q.answers[0] ?? "")) return { id: `${split}/${index}`, ...q };
+  }
+}
