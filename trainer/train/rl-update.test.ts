@@ -1,0 +1,124 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ppoLoss } from "../algos/index.js";
+import { initBackend } from "../backend/backend.js";
+import { createModel } from "../model/create-model.js";
+import type { PolicyModel } from "../policy/types.js";
+import type { StepRecord, Trajectory } from "../rollout/types.js";
+import { buildBatch } from "./batch.js";
+import { TrainConfig } from "./config.js";
+import { rlUpdate } from "./rl-update.js";
+
+beforeAll(async () => {
+  await initBackend("cpu");
+});
+
+const PAD = 256;
+const step = (over: Partial<StepRecord>): StepRecord => ({
+  episode: 0,
+  group: 0,
+  step: 0,
+  promptIds: [1, 2, 3],
+  responseIds: [4, 5],
+  responseLogprobs: [-1, -1],
+  action: "",
+  toolCalls: 0,
+  reward: 0,
+  done: false,
+  truncated: false,
+  info: { reward_components: {} },
+  observation: [],
+  ...over,
+});
+
+/** Episode `e` of group `g`: a call step, then an answer whose prompt appends observation ids 9, 9. */
+function episode(e: number, g: number, reward: number): Trajectory {
+  const first = step({ episode: e, group: g, promptIds: [1, 2, 3], responseIds: [4, 5 + e] });
+  const second = step({
+    episode: e,
+    group: g,
+    step: 1,
+    promptIds: [1, 2, 3, 4, 5 + e, 9, 9],
+    responseIds: [7, 8, 10],
+    responseLogprobs: [-1, -1, -1],
+    reward,
+    done: true,
+  });
+  return {
+    episode: e,
+    group: g,
+    task: { split: "train", index: g },
+    steps: [first, second],
+    return: reward,
+    success: reward > 0,
+    truncated: false,
+  };
+}
+
+function model(valueHead: boolean): PolicyModel {
+  const m = createModel(
+    { dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 64, valueHead },
+    { seed: 3 },
+  );
+  if (!m.ok) throw new Error(m.error);
+  return m.value;
+}
+
+describe("the training batch", () => {
+  it("masks prompt and observation positions: their loss gradient is exactly zero", () => {
+    const batch = buildBatch([episode(0, 0, 1)], PAD);
+    // Row 1: prompt [1,2,3,4,5,9,9] (P = 7) then response [7,8,10]: trained positions 6, 7, 8 only.
+    expect(batch.mask[1]).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    expect(batch.targets[1]?.slice(6, 9)).toEqual([7, 8, 10]);
+    const m = model(false);
+    const ids = tf.tensor2d(batch.ids, undefined, "int32");
+    const targets = tf.tensor2d(batch.targets, undefined, "int32");
+    const mask = tf.tensor2d(batch.mask);
+    const lp = m.logprobsOf(ids, targets);
+    // π_old a little below π_θ keeps every ratio inside the clip range, where the gradient is −A·ρ.
+    const old = tf.sub(lp, 0.05) as tf.Tensor2D;
+    const grad = tf.grad(
+      (x: tf.Tensor) =>
+        ppoLoss(
+          {
+            logprobs: x as tf.Tensor2D,
+            oldLogprobs: old,
+            advantages: tf.ones(lp.shape) as tf.Tensor2D,
+            mask,
+          },
+          { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, aggregation: "token-mean" },
+        ).loss,
+    )(tf.clone(lp));
+    const g = grad.arraySync() as number[][];
+    batch.mask.forEach((row, r) => {
+      row.forEach((on, t) => {
+        if (on === 0) expect(Math.abs(g[r]?.[t] ?? Number.NaN)).toBe(0);
+        else expect(g[r]?.[t]).not.toBe(0);
+      });
+    });
+  });
+});
+
+describe("rlUpdate", () => {
+  const trajectories = [episode(0, 0, 1), episode(1, 0, 0), episode(2, 1, 1), episode(3, 1, 0)];
+  for (const [algorithm, valueHead] of [
+    ["grpo", false],
+    ["rloo", false],
+    ["reinforce++", false],
+    ["gae", true],
+    ["steppo", true],
+  ] as const) {
+    it(`${algorithm}: one update moves the weights and reports losses`, () => {
+      const m = model(valueHead);
+      const before = (m.trainableVariables[0] as tf.Variable).arraySync();
+      const config = TrainConfig.parse({ algorithm, policyLoss: algorithm === "steppo" ? "gspo" : "ppo" });
+      const out = rlUpdate({ model: m, optimizer: tf.train.adam(1e-2), config, pad: PAD }, trajectories);
+      expect(out.metrics["losses/policy"]).toBeTypeOf("number");
+      expect(Number.isFinite(out.metrics["grad/norm"])).toBe(true);
+      if (valueHead) expect(out.metrics["losses/value"]).toBeGreaterThan(0);
+      // 4 episodes × (5 + 10) tokens
+      expect(out.trainTokens).toBe(60);
+      expect((m.trainableVariables[0] as tf.Variable).arraySync()).not.toEqual(before);
+    });
+  }
+});
