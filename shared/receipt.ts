@@ -1,18 +1,30 @@
-import {
-  CompactSign,
-  calculateJwkThumbprint,
-  compactVerify,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  type JWK,
-} from "jose";
+import { calculateJwkThumbprint, compactVerify, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { toBase64Url } from "./base64url.js";
 import { type PublicJwk, ReceiptClaims } from "./protocol.js";
 import type { Result } from "./result.js";
 
 export const RECEIPT_TYP = "edgegym-receipt+jws";
 
-export type SigningKey = { privateKey: CryptoKey; publicJwk: PublicJwk };
+export type SigningKey = {
+  privateKey: CryptoKey;
+  publicJwk: PublicJwk;
+  /** The same key as a `node:crypto` KeyObject, on Node only: synchronous signing. */
+  nodeKey?: unknown;
+};
+
+/** The slice of `node:crypto` used when present; Node's WebCrypto runs each signature as a thread-pool job. */
+type NodeSigner = {
+  createPrivateKey(input: { key: JWK; format: "jwk" }): unknown;
+  sign(algorithm: null, data: Uint8Array, key: unknown): Uint8Array;
+};
+const nodeCrypto: NodeSigner | undefined = (() => {
+  const g = globalThis as {
+    navigator?: { userAgent?: string };
+    process?: { getBuiltinModule?: (id: string) => unknown };
+  };
+  if (!g.navigator?.userAgent?.startsWith("Node.js")) return undefined;
+  return g.process?.getBuiltinModule?.("node:crypto") as NodeSigner | undefined;
+})();
 
 /** A fresh Ed25519 key pair; the private half as JWK is what the `EDGEGYM_SIGNING_KEY` secret holds. */
 export async function generateSigningJwk(): Promise<JWK> {
@@ -28,13 +40,22 @@ export async function importSigningJwk(jwk: JWK): Promise<SigningKey> {
   const privateKey = (await importJWK(jwk, "EdDSA")) as CryptoKey;
   const publicBase = { kty: "OKP" as const, crv: "Ed25519" as const, x: jwk.x };
   const kid = await calculateJwkThumbprint(publicBase);
-  return { privateKey, publicJwk: { ...publicBase, kid } };
+  const nodeKey = nodeCrypto?.createPrivateKey({ key: jwk, format: "jwk" });
+  return { privateKey, publicJwk: { ...publicBase, kid }, ...(nodeKey ? { nodeKey } : {}) };
 }
 
+const encoder = new TextEncoder();
+
+/** A compact JWS (RFC 7515, alg EdDSA) over the claims; `verifyReceipt` and any JOSE library check it. */
 export async function signReceipt(claims: ReceiptClaims, key: SigningKey): Promise<string> {
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: "EdDSA", typ: RECEIPT_TYP, kid: key.publicJwk.kid })
-    .sign(key.privateKey);
+  const header = { alg: "EdDSA", typ: RECEIPT_TYP, kid: key.publicJwk.kid };
+  const input = `${toBase64Url(encoder.encode(JSON.stringify(header)))}.${toBase64Url(encoder.encode(JSON.stringify(claims)))}`;
+  const data = encoder.encode(input);
+  const signature =
+    nodeCrypto && key.nodeKey
+      ? nodeCrypto.sign(null, data, key.nodeKey)
+      : new Uint8Array(await crypto.subtle.sign("Ed25519", key.privateKey, data));
+  return `${input}.${toBase64Url(signature)}`;
 }
 
 /** Verifies a receipt against a manifest's public key and returns its claims, or why it failed. */

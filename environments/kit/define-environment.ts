@@ -48,6 +48,8 @@ export function defineEnvironment<Task, State, Config>(
   const limits: Limits = { ...DEFAULT_LIMITS, ...def.limits };
   const heldOut = new Set(def.tasks.heldOut ?? ["test"]);
   const hashes = new WeakMap<object, Promise<string>>();
+  /** JSON Schema generation is costly and the tools never change, so the manifest's view is built once. */
+  const tools = toolSpecs(def as EnvironmentDefinition<unknown, unknown, unknown>);
 
   const resolve = <T>(v: T | ((rt: EnvRuntime) => T | Promise<T>), rt: EnvRuntime): Promise<T> =>
     Promise.resolve(typeof v === "function" ? (v as (rt: EnvRuntime) => T | Promise<T>)(rt) : v);
@@ -60,7 +62,7 @@ export function defineEnvironment<Task, State, Config>(
           protocol: PROTOCOL,
           name: def.name,
           version: def.version,
-          tools: toolSpecs(def as EnvironmentDefinition<unknown, unknown, unknown>),
+          tools,
           toolAliases: def.toolAliases ?? {},
           tasks: await resolve(def.tasks.id, runtime),
           limits,
@@ -116,7 +118,7 @@ export function defineEnvironment<Task, State, Config>(
         name: def.name,
         version: def.version,
         description: def.description,
-        tools: toolSpecs(def as EnvironmentDefinition<unknown, unknown, unknown>),
+        tools,
         splits: Object.fromEntries(counts),
         limits,
         reward: def.reward,

@@ -1,14 +1,14 @@
 import type { JWK } from "jose";
 import { EdgegymError } from "../../shared/errors.js";
 import { importSigningJwk, type SigningKey } from "../../shared/receipt.js";
-import { deriveSealKey } from "../../shared/seal.js";
+import { deriveSealKey, type SealKey } from "../../shared/seal.js";
 import type { EnvRuntime } from "./types.js";
 
 /** Secret names, the same as Worker secrets and Node environment variables. */
 export const SESSION_KEY_VAR = "EDGEGYM_SESSION_KEY";
 export const SIGNING_KEY_VAR = "EDGEGYM_SIGNING_KEY";
 
-export type KeyRing = { seal: CryptoKey; signing: SigningKey };
+export type KeyRing = { seal: SealKey; signing: SigningKey };
 
 const cache = new Map<string, Promise<KeyRing>>();
 
@@ -36,7 +36,7 @@ export function resolveKeys(envName: string, runtime: EnvRuntime): Promise<KeyRi
 }
 
 /** The key that seals `envName`'s session tokens: each environment's tokens are opaque to every other. */
-export function deriveSessionKey(secret: string, envName: string): Promise<CryptoKey> {
+export function deriveSessionKey(secret: string, envName: string): Promise<SealKey> {
   return deriveSealKey(secret, `session:${envName}`);
 }
 

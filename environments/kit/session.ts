@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EdgegymError } from "../../shared/errors.js";
-import { seal, unseal } from "../../shared/seal.js";
+import { type SealKey, seal, unseal } from "../../shared/seal.js";
 
 /**
  * Everything an episode is, sealed into its token: the server keeps nothing, so any instance can
@@ -24,7 +24,7 @@ export type SessionClaims = z.infer<typeof SessionClaims>;
 
 export function sealSession(
   claims: SessionClaims,
-  key: CryptoKey,
+  key: SealKey,
   ttlSeconds: number,
   now: number,
 ): Promise<string> {
@@ -34,7 +34,7 @@ export function sealSession(
 /** Opens a token for `env` at `contentHash`, or throws the problem a client should see. */
 export async function openSession(
   token: string,
-  key: CryptoKey,
+  key: SealKey,
   env: string,
   contentHash: string,
   now: number,

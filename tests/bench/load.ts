@@ -1,0 +1,103 @@
+import { Pool } from "undici";
+import { formatNumber } from "../../environments/calculator/evaluator.js";
+import { proceduralTask } from "../../environments/calculator/tasks.js";
+import { formatHermesCall } from "../../shared/tool-calls.js";
+
+export type LoadResult = {
+  concurrency: number;
+  stepsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  steps: number;
+  episodes: number;
+  /** Requests of any kind per second: steps plus the session starts. */
+  requestsPerSecond: number;
+  errors: number;
+};
+
+/** The expert's actions for a calculator task, computed client-side so the load is only sessions and steps. */
+function expertActions(index: number): string[] {
+  const task = proceduralTask("train", index);
+  return [
+    ...task.calls.map((expression) => formatHermesCall("calculator", { expression })),
+    `#### ${formatNumber(task.answer)}`,
+  ];
+}
+
+const ACTIONS = Array.from({ length: 512 }, (_, i) => ({ index: i, actions: expertActions(i) }));
+
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+
+/**
+ * `concurrency` clients, each playing calculator episodes back to back (start a session, step the
+ * expert's actions to the end) over keep-alive HTTP/1.1 for `durationMs`. Latency is per step.
+ */
+export async function runLoad(
+  base: string,
+  concurrency: number,
+  durationMs: number,
+  warmupMs = 500,
+): Promise<LoadResult> {
+  const url = new URL(base);
+  const pool = new Pool(url.origin, { connections: concurrency, pipelining: 1 });
+  const path = url.pathname.replace(/\/$/, "");
+  const post = async (route: string, body: unknown) => {
+    const res = await pool.request({
+      method: "POST",
+      path: `${path}${route}`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.body.json()) as Record<string, unknown>;
+    if (res.statusCode >= 300) throw new Error(`${route}: ${res.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const latencies: number[] = [];
+  let measuring = false;
+  let [steps, episodes, sessions, errors] = [0, 0, 0, 0];
+  const stopAt = performance.now() + warmupMs + durationMs;
+  let started = 0;
+  setTimeout(() => {
+    measuring = true;
+    started = performance.now();
+  }, warmupMs);
+  const client = async (id: number) => {
+    let n = id;
+    while (performance.now() < stopAt) {
+      const ep = ACTIONS[n++ % ACTIONS.length] as (typeof ACTIONS)[number];
+      try {
+        let session = (await post("/v1/sessions", { split: "train", index: ep.index })).session;
+        if (measuring) sessions++;
+        for (const content of ep.actions) {
+          const t0 = performance.now();
+          const r = await post("/v1/step", { session, action: { content } });
+          if (measuring) {
+            latencies.push(performance.now() - t0);
+            steps++;
+          }
+          session = r.session;
+        }
+        if (measuring) episodes++;
+      } catch (e) {
+        errors++;
+        if (errors <= 3) console.error(String(e));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i * 37)));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  const sorted = Float64Array.from(latencies).sort();
+  const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+  return {
+    concurrency,
+    stepsPerSecond: Math.round(steps / elapsed),
+    p50Ms: round(percentile(sorted, 0.5)),
+    p99Ms: round(percentile(sorted, 0.99)),
+    steps,
+    episodes,
+    requestsPerSecond: Math.round((steps + sessions) / elapsed),
+    errors,
+  };
+}

@@ -1,0 +1,69 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** A free TCP port: workerd takes a fixed address, so ask the OS for one and hand it over. */
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const addr = s.address();
+      s.close(() => done(typeof addr === "object" && addr ? addr.port : 0));
+    });
+  });
+}
+
+const capnpString = (s: string) => JSON.stringify(s);
+
+/**
+ * The worker bundled by `wrangler deploy --dry-run` and served by the workerd binary alone, without
+ * wrangler dev's proxy. No D1 binding: environments fall back to their built-in tasks.
+ */
+export async function startWorkerd(
+  bindings: Record<string, string>,
+): Promise<{ origin: string; stop: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), "edgegym-bench-"));
+  execFileSync(join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", dir], {
+    cwd: ROOT,
+    stdio: "ignore",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  const port = await freePort();
+  const texts = Object.entries(bindings)
+    .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
+    .join(", ");
+  writeFileSync(
+    join(dir, "config.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.js", esModule = embed "worker.js")],
+  compatibilityDate = "2026-10-01",
+  compatibilityFlags = ["nodejs_compat"],
+  bindings = [${texts}],
+);
+`,
+  );
+  const child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/workerd"), ["serve", "config.capnp"], {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${origin}/envs`)).ok) return { origin, stop: () => child.kill("SIGTERM") };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill("SIGTERM");
+  throw new Error("workerd did not start within 20 s");
+}
