@@ -1,5 +1,6 @@
 import type { Result } from "../../shared/result.js";
 import { importGsm8k } from "../calculator/gsm8k.js";
+import { importWebshopAnnotations, importWebshopProducts } from "../webshop/importers.js";
 import type { ImportedDataset } from "./datasets.js";
 
 /** What the CLI tells an importer besides the file's text. */
@@ -19,4 +20,6 @@ export type Importer = (
 /** Every `npm run data -- import <kind>`: one line per dataset kind. */
 export const importers: Record<string, Importer> = {
   gsm8k: importGsm8k,
+  webshop: importWebshopProducts,
+  "webshop-goals": importWebshopAnnotations,
 };

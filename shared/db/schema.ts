@@ -50,6 +50,20 @@ export const searchCorpora = sqliteTable("search_corpora", {
   passages: integer("passages"),
 });
 
+/**
+ * WebShop product catalogs (the built-in generated one, an imported one). Products live in the FTS5
+ * table `webshop_products` (custom migration: `body` is the indexed search text, `doc` the product as
+ * JSON, unindexed) at rowids `id * 2^32 + i`, so one search filters one catalog by rowid range.
+ */
+export const webshopCatalogs = sqliteTable("webshop_catalogs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  /** Identity of the loaded products; a different hash means reload. */
+  hash: text("hash").notNull(),
+  /** Products loaded; null until loading has finished. */
+  products: integer("products"),
+});
+
 /* ---------------------------------------------------------------------------------------------
  * Hub: teams, tokens, the environment registry, sharing and the evaluation API. Timestamps are ms.
  * ------------------------------------------------------------------------------------------- */

@@ -1,0 +1,182 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { sha256Hex } from "../../shared/content-hash.js";
+import { datasetSplits, datasetTasks } from "../../shared/db/schema.js";
+import { EdgegymError } from "../../shared/errors.js";
+import { countTasks, getTask, saveDataset } from "../data/datasets.js";
+import { type EnvDb, envDb } from "../data/db.js";
+import { hashString, rng } from "../kit/random.js";
+import type { EnvRuntime, TaskSource } from "../kit/types.js";
+import type { SqlDb } from "../search/fts-store.js";
+import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
+import { BUILTIN_SPLITS, builtinCatalog, builtinGoal, GENERATOR_VERSION } from "./generator.js";
+import { Annotation, type Goal, syntheticGoals } from "./goal.js";
+import { Product } from "./product.js";
+
+/** Where an environment's products and goals come from. */
+export type WebshopSource = {
+  tasks: TaskSource<Goal>;
+  /** Search and lookup over the catalog, loaded into the database on first use. */
+  store(runtime: EnvRuntime): Promise<CatalogStore>;
+};
+
+/** The dataset `npm run data -- import webshop|webshop-goals` writes: splits `products` and `annotations`. */
+export const IMPORTED_DATASET = "webshop";
+/** Goals made from the imported products and annotations, splits `train` and `test`. */
+export const IMPORTED_GOALS = "webshop-goals";
+export const IMPORT_HINT =
+  "npm run data -- import webshop ../shared/data/webshop/documents_100.jsonl && " +
+  "npm run data -- import webshop-goals ../shared/data/webshop/items_ins_v2_1000.json";
+
+function sqlDb(runtime: EnvRuntime): { db: EnvDb; sql: SqlDb } {
+  const db = envDb(runtime);
+  const raw = db as unknown as Partial<SqlDb> | undefined;
+  if (db === undefined || typeof raw?.all !== "function" || typeof raw.run !== "function") {
+    throw new EdgegymError("not_configured", "webshop needs a database binding (DB or EDGEGYM_DB)");
+  }
+  return { db, sql: raw as SqlDb };
+}
+
+/**
+ * One promise per database; a failure or an `undefined` result (nothing imported yet) is forgotten so
+ * the next call looks again. A re-import is picked up by the next process (or isolate).
+ */
+function memo<T>(make: (runtime: EnvRuntime) => Promise<T>) {
+  const cache = new WeakMap<object, Promise<T>>();
+  return (runtime: EnvRuntime): Promise<T> => {
+    const key = envDb(runtime) ?? runtime.bindings;
+    let p = cache.get(key);
+    if (!p) {
+      const made = make(runtime);
+      cache.set(key, made);
+      made.then(
+        (v) => v === undefined && cache.delete(key),
+        () => cache.delete(key),
+      );
+      p = made;
+    }
+    return p;
+  };
+}
+
+/** The built-in catalog of `size` generated products and its seeded synthetic goals. */
+export function builtinSource(size: number): WebshopSource {
+  const name = `builtin-${size}`;
+  const store = memo(async (runtime) => {
+    const { sql } = sqlDb(runtime);
+    const ref = await ensureCatalog(sql, name, `${GENERATOR_VERSION}/${size}`, () => builtinCatalog(size));
+    if (!ref.ok) throw new EdgegymError("internal", ref.error);
+    return catalogStore(sql, ref.value);
+  });
+  return {
+    tasks: {
+      id: `${GENERATOR_VERSION}/${size}`,
+      splits: Object.keys(BUILTIN_SPLITS),
+      count: (split) => BUILTIN_SPLITS[split as keyof typeof BUILTIN_SPLITS] ?? 0,
+      get: (split, index) => builtinGoal(builtinCatalog(size), split, index),
+    },
+    store,
+  };
+}
+
+/** Share of the shuffled goals held out as `test`, at least one. */
+const TEST_SHARE = 0.1;
+
+async function payloads(db: EnvDb, split: string): Promise<unknown[]> {
+  const rows = await db
+    .select({ payload: datasetTasks.payload })
+    .from(datasetTasks)
+    .where(and(eq(datasetTasks.dataset, IMPORTED_DATASET), eq(datasetTasks.split, split)))
+    .orderBy(asc(datasetTasks.idx));
+  return rows.map((r) => r.payload);
+}
+
+/**
+ * Builds the imported catalog: products with their annotation's attributes (WebShop reads attributes
+ * from the annotation file, `DUMMY_ATTR` without one), and the synthetic goals of every annotated
+ * product, shuffled with a fixed seed and split into test (first tenth) and train, saved as a dataset.
+ */
+async function materialize(db: EnvDb): Promise<Product[]> {
+  const annotations = new Map(
+    (await payloads(db, "annotations")).flatMap((a) => {
+      const parsed = Annotation.safeParse(a);
+      return parsed.success ? [[parsed.data.asin, parsed.data] as const] : [];
+    }),
+  );
+  const products = (await payloads(db, "products")).flatMap((p) => {
+    const parsed = Product.safeParse(p);
+    if (!parsed.success) return [];
+    const note = annotations.get(parsed.data.asin);
+    return [note ? { ...parsed.data, attributes: note.attributes } : parsed.data];
+  });
+  const goals = products.flatMap((p) => {
+    const note = annotations.get(p.asin);
+    return note ? syntheticGoals(p, note, rng(hashString(`goal/${p.asin}`))) : [];
+  });
+  const r = rng(233);
+  for (let i = goals.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [goals[i], goals[j]] = [goals[j] as Goal, goals[i] as Goal];
+  }
+  if (goals.length > 0) {
+    const test = Math.max(1, Math.floor(goals.length * TEST_SHARE));
+    const saved = await saveDataset(db, {
+      name: IMPORTED_GOALS,
+      tasks: goals.map((g, i) => ({ split: i < test ? "test" : "train", payload: g })),
+    });
+    if (!saved.ok) throw new EdgegymError("internal", saved.error);
+  }
+  return products;
+}
+
+/** Identity of the imported products and annotations (their split hashes), or undefined before an import. */
+async function importHash(db: EnvDb): Promise<string | undefined> {
+  const rows = await db
+    .select()
+    .from(datasetSplits)
+    .where(
+      and(
+        eq(datasetSplits.dataset, IMPORTED_DATASET),
+        inArray(datasetSplits.split, ["annotations", "products"]),
+      ),
+    )
+    .orderBy(asc(datasetSplits.split));
+  if (!rows.some((r) => r.split === "products")) return undefined;
+  return `sha256:${await sha256Hex(rows.map((r) => `${r.split}:${r.count}:${r.hash}`).join("\n"))}`;
+}
+
+/** The imported WebShop catalog (`webshop-real`): prepared (indexed, goals made) on first use. */
+export function importedSource(): WebshopSource {
+  const prepared = memo(async (runtime) => {
+    const db = envDb(runtime);
+    const raw = db as unknown as Partial<SqlDb> | undefined;
+    if (db === undefined || typeof raw?.all !== "function") return undefined;
+    const hash = await importHash(db);
+    if (hash === undefined) return undefined;
+    const ref = await ensureCatalog(raw as SqlDb, "imported", hash, () => materialize(db));
+    if (!ref.ok) throw new EdgegymError("internal", ref.error);
+    return { hash, db, store: catalogStore(raw as SqlDb, ref.value) };
+  });
+  const notImported = () =>
+    new EdgegymError("dataset_not_imported", `the WebShop data has not been imported; run: ${IMPORT_HINT}`);
+  return {
+    tasks: {
+      id: async (runtime) => `webshop-imported:${(await prepared(runtime))?.hash ?? "none"}`,
+      splits: ["train", "test"],
+      count: async (split, runtime) => {
+        const p = await prepared(runtime);
+        return p === undefined ? 0 : countTasks(p.db, IMPORTED_GOALS, split);
+      },
+      get: async (split, index, runtime) => {
+        const p = await prepared(runtime);
+        const goal = p === undefined ? undefined : await getTask<Goal>(p.db, IMPORTED_GOALS, split, index);
+        if (goal === undefined) throw notImported();
+        return goal;
+      },
+    },
+    store: async (runtime) => {
+      const p = await prepared(runtime);
+      if (p === undefined) throw notImported();
+      return p.store;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { EdgegymError } from "../../shared/errors.js";
+import { formatHermesCall } from "../../shared/tool-calls.js";
+import { requireDataset } from "../data/dataset-source.js";
+import { defineEnvironment, type Environment } from "../kit/index.js";
+import { browse } from "./browser.js";
+import {
+  builtinSource,
+  IMPORT_HINT,
+  IMPORTED_DATASET,
+  importedSource,
+  type WebshopSource,
+} from "./catalog.js";
+import { expertCommand } from "./expert.js";
+import type { Goal } from "./goal.js";
+import { PageState, renderPage } from "./pages.js";
+
+export type WebshopConfig = {
+  /** Products in the built-in generated catalog (ignored by `webshop-real`). */
+  catalogSize: number;
+};
+
+export const DEFAULT_WEBSHOP_CONFIG: WebshopConfig = { catalogSize: 1000 };
+
+const SYSTEM =
+  "You shop on WebShop for the product the instruction describes. Each turn send one command, " +
+  "search[keywords] or click[button] (a button or option shown on the page), as plain text or with " +
+  'the env_step tool: <tool_call>{"name":"env_step","arguments":{"command":"search[red shoes]"}}</tool_call>. ' +
+  "Choose the options the instruction asks for, then click[buy now].";
+
+/** The last `search[...]` or `click[...]` in a text (after a thought, say), if there is one. */
+function commandIn(content: string): string | undefined {
+  return [...content.matchAll(/(?:search|click)\[[^\n]*\]/g)].at(-1)?.[0];
+}
+
+function createWebshopEnv(name: string, description: string, source: WebshopSource, config: WebshopConfig) {
+  return defineEnvironment<Goal, PageState, WebshopConfig>({
+    name,
+    version: "1.0.0",
+    description,
+    tools: {
+      env_step: {
+        description:
+          "Act on the WebShop page: search[keywords] (any page) or click[x] for a button, product id or option on the current page.",
+        parameters: z.object({
+          command: z.string().describe("for example search[red running shoes] or click[buy now]"),
+        }),
+        run: async ({ command }, ctx) => {
+          const state = PageState.parse(ctx.state);
+          const store = await source.store(ctx.runtime);
+          const r = await browse(command, state, ctx.task, store);
+          if (!r.ok) throw new EdgegymError("internal", r.error);
+          const { page, reward, valid } = r.value;
+          return {
+            content: page.text,
+            state: r.value.state,
+            done: reward !== undefined,
+            rewards: reward?.components ?? {},
+            info: {
+              has_search_bar: page.has_search_bar,
+              clickables: page.clickables,
+              valid_action: valid,
+              ...(reward ? { reward_details: reward.details, reward_total: reward.total } : {}),
+            },
+          };
+        },
+      },
+    },
+    toolConcurrency: "sequential",
+    tasks: source.tasks,
+    limits: { maxSteps: 15, maxActionChars: 2048, stepTimeoutMs: 10_000 },
+    reward: { min: 0, max: 1 },
+    config,
+    initialState: () => ({ p: "start" }),
+    firstObservation: ({ task }) => [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: renderPage({ p: "start" }, task.instruction, new Map()).text },
+    ],
+    textAction: (content) => {
+      const command = commandIn(content);
+      return command === undefined ? undefined : [{ name: "env_step", arguments: { command } }];
+    },
+    // A text with no command and no tool call is a final answer (edgegym/v1): it ends the episode unbought.
+    finish: () => ({ reward: 0, components: {}, info: { purchased: false } }),
+    expert: async ({ state, task, runtime }) => {
+      const r = await expertCommand(PageState.parse(state), task, await source.store(runtime));
+      if (!r.ok) throw new EdgegymError("internal", r.error);
+      return { content: formatHermesCall("env_step", { command: r.value }) };
+    },
+  });
+}
+
+/** WebShop over the built-in generated catalog: needs no download, only a database for the index. */
+export function createWebshop(config: WebshopConfig = DEFAULT_WEBSHOP_CONFIG): Environment {
+  return createWebshopEnv(
+    "webshop",
+    "WebShop (Yao et al. 2022) text mode over a generated catalog: search and click to buy the product the instruction describes.",
+    builtinSource(config.catalogSize),
+    config,
+  );
+}
+
+/** WebShop over imported products and goals (`npm run data -- import webshop ...`). */
+export function createWebshopReal(): Environment {
+  const env = createWebshopEnv(
+    "webshop-real",
+    "WebShop text mode over imported WebShop products and synthetic goals from items_ins_v2.",
+    importedSource(),
+    DEFAULT_WEBSHOP_CONFIG,
+  );
+  return requireDataset(env, {
+    dataset: IMPORTED_DATASET,
+    splits: ["train", "test"],
+    importHint: IMPORT_HINT,
+  });
+}
+
+export const webshop = createWebshop();
+export const webshopReal = createWebshopReal();
