@@ -1,8 +1,9 @@
 import { calculator, calculatorGsm8k } from "./calculator/index.js";
+import { code, codeGsm8k } from "./code/index.js";
 import type { Environment } from "./kit/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
-export const builtinEnvironments: readonly Environment[] = [calculator, calculatorGsm8k];
+export const builtinEnvironments: readonly Environment[] = [calculator, calculatorGsm8k, code, codeGsm8k];
 
 export function findBuiltin(name: string): Environment | undefined {
   return builtinEnvironments.find((e) => e.name === name);

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { runJavaScript } from "./run-queue.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.js";
+
+const run = (code: string, limits: Partial<SandboxLimits> = {}, maxWaitMs = 5000) =>
+  runJavaScript(code, { ...DEFAULT_SANDBOX_LIMITS, ...limits }, { maxWaitMs });
+
+const failure = async (code: string, limits: Partial<SandboxLimits> = {}) => {
+  const r = await run(code, limits);
+  if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.value)}`);
+  return r.error;
+};
+
+describe("QuickJS sandbox", () => {
+  it("returns printed lines and the last expression: sum 1..10 = 10*11/2 = 55", async () => {
+    const r = await run('let s = 0; for (let i = 1; i <= 10; i++) s += i; console.log("sum", s); s');
+    expect(r).toEqual({
+      ok: true,
+      value: { stdout: "sum 55\n", value: "55", truncated: false },
+      poisoned: false,
+    });
+  });
+
+  it("quotes a string result, prints objects as JSON and omits undefined", async () => {
+    expect(await run('"ab" + "c"')).toMatchObject({ ok: true, value: { value: '"abc"' } });
+    expect(await run("console.log({a: [1, 2]}, 'x')")).toMatchObject({
+      ok: true,
+      value: { stdout: '{"a":[1,2]} x\n' },
+    });
+    const r = await run("let x = 1");
+    expect(r.ok && r.value.value).toBeUndefined();
+  });
+
+  it("settles a promise result and runs microtasks: 6*7 = 42", async () => {
+    expect(await run("(async () => 6 * 7)()")).toMatchObject({ ok: true, value: { value: "42" } });
+    const e = await failure("Promise.reject(new TypeError('nope'))");
+    expect(e).toMatchObject({ kind: "exception", message: "TypeError: nope\n    at <eval> (main.js:1:29)" });
+  });
+
+  it("reports a thrown error with its line, keeping what was printed before", async () => {
+    const e = await failure('console.log("before");\nnull.x');
+    expect(e.kind).toBe("exception");
+    expect(e.message).toMatch(/^TypeError: cannot read property 'x' of null\n.*main\.js:2/);
+    expect(e.stdout).toBe("before\n");
+    expect(await failure("throw 5")).toMatchObject({ kind: "exception", message: "uncaught exception: 5" });
+    expect((await failure("let = ;")).message).toMatch(/^SyntaxError/);
+  });
+
+  it("stops an infinite loop at the deadline, even one that catches the interruption", async () => {
+    const started = Date.now();
+    const e = await failure("while (true) {}", { timeoutMs: 200 });
+    expect(e).toMatchObject({ kind: "timeout", message: expect.stringContaining("200 ms") });
+    expect(Date.now() - started).toBeLessThan(2000);
+    const caught = await failure("for (;;) { try { while (true) {} } catch (e) {} }", { timeoutMs: 200 });
+    expect(caught.kind).toBe("timeout");
+    const async = await failure("(async () => { for (;;) await null; })()", { timeoutMs: 200 });
+    expect(async.kind).toBe("timeout");
+  });
+
+  it("stops memory bombs at the heap limit", async () => {
+    expect(await failure("'x'.repeat(1e8)")).toMatchObject({
+      kind: "memory",
+      message: expect.stringContaining("32 MiB"),
+    });
+    expect((await failure("const a = []; for (;;) a.push({ s: 'x' + a.length })")).kind).toBe("memory");
+    expect((await failure("new ArrayBuffer(1e8)")).kind).toBe("memory");
+    // Many small filled arrays slip past QuickJS's own heap accounting; the wasm memory cap stops them.
+    const arrays = await failure("const a = []; for (;;) a.push(new Array(1000).fill(a.length))", {
+      timeoutMs: 5000,
+    });
+    expect(arrays.kind).toBe("memory");
+  });
+
+  it("stops deep recursion with a stack overflow and keeps working afterwards", async () => {
+    const e = await failure("function f(n) { return f(n + 1) + 1 } f(0)");
+    expect(e).toMatchObject({ kind: "stack", message: expect.stringContaining("256 KiB") });
+    expect(await run("2 + 2")).toMatchObject({ ok: true, value: { value: "4" } });
+  });
+
+  it("gives the program no host access: no fetch, require, process, timers or host globals", async () => {
+    const r = await run(
+      "[typeof fetch, typeof require, typeof process, typeof setTimeout, typeof WebAssembly, typeof __edgegym_print].join()",
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      value: { value: '"undefined,undefined,undefined,undefined,undefined,undefined"' },
+    });
+    const e = await failure("fetch('http://example.com')");
+    expect(e.message).toMatch(/^ReferenceError: 'fetch' is not defined/);
+    const g = await run(
+      "Object.getOwnPropertyNames(globalThis).filter(n => /fetch|process|require|import|Deno|Bun|navigator/.test(n)).length",
+    );
+    expect(g).toMatchObject({ ok: true, value: { value: "0" } });
+  });
+
+  it("keeps no state between calls", async () => {
+    await run("globalThis.leak = 41; Object.prototype.polluted = true");
+    expect(await run("typeof leak + ',' + ({}).polluted")).toMatchObject({
+      ok: true,
+      value: { value: '"undefined,undefined"' },
+    });
+  });
+
+  it("cuts huge output at the limit", async () => {
+    const r = await run("for (let i = 0; i < 2e4; i++) console.log('x'.repeat(100)); 'done'");
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.truncated).toBe(true);
+    // Lines are 101 characters with the newline; collection stops at the first line past 4096: 41*101 = 4141.
+    expect(r.value.stdout.length).toBe(4141);
+    const one = await run("console.log('y'.repeat(1e6))");
+    expect(one.ok && one.value.stdout.length).toBe(4098);
+  });
+
+  it("refuses calls that waited too long for their turn as busy", async () => {
+    const slow = run("while (true) {}", { timeoutMs: 300 });
+    const queued = run("1", {}, 100);
+    expect((await slow).ok).toBe(false);
+    expect(await queued).toMatchObject({ ok: false, error: { kind: "busy" } });
+    expect(await run("1")).toMatchObject({ ok: true });
+  });
+});
