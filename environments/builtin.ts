@@ -1,9 +1,17 @@
 import { calculator, calculatorGsm8k } from "./calculator/index.js";
 import { code, codeGsm8k } from "./code/index.js";
 import type { Environment } from "./kit/index.js";
+import { webshop, webshopReal } from "./webshop/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
-export const builtinEnvironments: readonly Environment[] = [calculator, calculatorGsm8k, code, codeGsm8k];
+export const builtinEnvironments: readonly Environment[] = [
+  calculator,
+  calculatorGsm8k,
+  code,
+  codeGsm8k,
+  webshop,
+  webshopReal,
+];
 
 export function findBuiltin(name: string): Environment | undefined {
   return builtinEnvironments.find((e) => e.name === name);
