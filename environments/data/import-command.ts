@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,7 +57,7 @@ async function readSource(cmd: ImportCommand): Promise<Result<{ text: string; so
 }
 
 function wrangler(args: string[]): Result<string> {
-  const bin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+  const bin = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
   const run = spawnSync(process.execPath, [bin, ...args], { cwd: ROOT, encoding: "utf8" });
   if (run.status === 0) return { ok: true, value: run.stdout };
   return { ok: false, error: `wrangler ${args.slice(0, 3).join(" ")} failed:\n${run.stderr || run.stdout}` };
