@@ -1,6 +1,7 @@
 import { calculator, calculatorGsm8k } from "./calculator/index.js";
 import { code, codeGsm8k } from "./code/index.js";
 import type { Environment } from "./kit/index.js";
+import { search, searchHotpotqa, searchMusique } from "./search/index.js";
 import { webshop, webshopReal } from "./webshop/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
@@ -11,6 +12,9 @@ export const builtinEnvironments: readonly Environment[] = [
   codeGsm8k,
   webshop,
   webshopReal,
+  search,
+  searchHotpotqa,
+  searchMusique,
 ];
 
 export function findBuiltin(name: string): Environment | undefined {

@@ -1,6 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import { importGsm8k } from "../calculator/gsm8k.js";
 import { importWebshopAnnotations, importWebshopProducts } from "../webshop/importers.js";
+import { importHotpotqa, importHotpotqaHf, importMusique } from "../search/importers.js";
 import type { ImportedDataset } from "./datasets.js";
 
 /** What the CLI tells an importer besides the file's text. */
@@ -20,6 +21,9 @@ export type Importer = (
 /** Every `npm run data -- import <kind>`: one line per dataset kind. */
 export const importers: Record<string, Importer> = {
   gsm8k: importGsm8k,
+  hotpotqa: importHotpotqa,
+  "hotpotqa-hf": importHotpotqaHf,
+  musique: importMusique,
   webshop: importWebshopProducts,
   "webshop-goals": importWebshopAnnotations,
 };

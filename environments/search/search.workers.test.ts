@@ -1,0 +1,130 @@
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { describeConformance } from "../../tests/conformance/index.js";
+import { saveDataset } from "../data/datasets.js";
+import { envDb } from "../data/db.js";
+import { createEnvironmentApp } from "../kit/index.js";
+import { searchDb } from "./corpus-retriever.js";
+import { ensureCorpus, ftsRetriever } from "./fts-store.js";
+import { importHotpotqa } from "./importers.js";
+import { search, searchHotpotqa } from "./index.js";
+
+const secrets = {
+  EDGEGYM_SESSION_KEY: env.EDGEGYM_SESSION_KEY,
+  EDGEGYM_SIGNING_KEY: env.EDGEGYM_SIGNING_KEY,
+};
+
+function d1() {
+  const db = searchDb({ bindings: { DB: env.DB } });
+  if (!db) throw new Error("no D1 binding DB");
+  return db;
+}
+
+// First in the file, while the FTS5 table holds nothing else (bm25 statistics span the whole table).
+describe("FTS5 BM25 on real D1 inside workerd", () => {
+  it("scores like the formula: 'apple' over 3 docs = ln(5/3)·3·2.2/4.2 = 0.802726", async () => {
+    const r = await ensureCorpus(d1(), "fruit", "h", () => [
+      { title: "Apple", text: "apple pie" },
+      { title: "Pear", text: "pear tart" },
+      { title: "Plum", text: "plum jam" },
+    ]);
+    if (!r.ok) throw new Error(r.error);
+    const hits = await ftsRetriever(d1(), r.value).search("apple", 5);
+    if (!hits.ok) throw new Error(hits.error);
+    expect(hits.value.map((h) => h.title)).toEqual(["Apple"]);
+    expect(hits.value[0]?.score).toBeCloseTo(0.802726, 5);
+  });
+
+  it("loads a corpus within D1's 100-parameter statements, once: 100 passages", async () => {
+    const passages = Array.from({ length: 100 }, (_, i) => ({
+      title: `Doc ${i}`,
+      text: `body ${i} ${"x".repeat(3000)}`,
+    }));
+    const r = await ensureCorpus(d1(), "big", "h", () => passages);
+    if (!r.ok) throw new Error(r.error);
+    const again = await ensureCorpus(d1(), "big", "h", () => {
+      throw new Error("a finished corpus is not loaded again");
+    });
+    expect(again).toEqual(r);
+    const [row] = await env.DB.prepare(
+      "SELECT count(*) AS n FROM search_passages WHERE rowid BETWEEN ? AND ?",
+    )
+      .bind(r.value.id * 2 ** 32, r.value.id * 2 ** 32 + 2 ** 32 - 1)
+      .raw<[number]>();
+    expect(row?.[0]).toBe(100);
+  });
+
+  it("never fails on hostile queries (fast-check)", async () => {
+    const r = await ensureCorpus(d1(), "fruit", "h", () => []);
+    if (!r.ok) throw new Error(r.error);
+    const retriever = ftsRetriever(d1(), r.value);
+    const hostile = fc.constantFrom(
+      '"',
+      "*",
+      "NEAR(",
+      "-",
+      "",
+      "AND OR NOT",
+      "^",
+      "title:",
+      '""',
+      "\u0000",
+      "(a",
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(hostile, fc.string({ unit: "binary" })), { maxLength: 6 }),
+        async (parts) => {
+          const res = await retriever.search(parts.join(" "), 5);
+          expect(res.ok).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+const app = createEnvironmentApp(search);
+describeConformance("search inside workerd, FTS5 on D1", () => ({
+  baseUrl: "http://edgegym.test",
+  fetch: async (input, init) => app.fetch(new Request(input, init), env),
+  secrets,
+}));
+
+describe("search-hotpotqa inside workerd", () => {
+  it("plays an imported HotpotQA question over the D1 corpus", async () => {
+    const record = {
+      _id: "q1",
+      question: "Where was the director of Film X born?",
+      answer: "Brivel",
+      supporting_facts: [
+        ["Film X", 0],
+        ["Ana Lor", 0],
+      ],
+      context: [
+        ["Film X", ["Film X is directed by Ana Lor."]],
+        ["Ana Lor", ["Ana Lor was born in Brivel."]],
+        ["Other", ["Nothing here."]],
+      ],
+    };
+    const r = importHotpotqa(JSON.stringify([record]), { split: "train", source: "x.json" });
+    const db = envDb({ bindings: { DB: env.DB } });
+    if (!r.ok || !db) throw new Error("import failed");
+    await saveDataset(db, r.value);
+    const rt = { bindings: { ...env } };
+    let { session } = await searchHotpotqa.startSession({ split: "train", index: 0 }, rt);
+    const seen: string[] = [];
+    for (;;) {
+      const { action } = await searchHotpotqa.expert(session, rt);
+      const step = await searchHotpotqa.step({ session, action }, rt);
+      seen.push(step.observation.messages[0]?.content ?? "");
+      session = step.session;
+      if (step.done) {
+        expect(step.reward).toBe(1);
+        break;
+      }
+    }
+    expect(seen[0]).toContain("[1] Film X\nFilm X is directed by Ana Lor.");
+  });
+});
