@@ -1,7 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import { importGsm8k } from "../calculator/gsm8k.js";
-import { importWebshopAnnotations, importWebshopProducts } from "../webshop/importers.js";
 import { importHotpotqa, importHotpotqaHf, importMusique } from "../search/importers.js";
+import { importWebshopAnnotations, importWebshopProducts } from "../webshop/importers.js";
 import type { ImportedDataset } from "./datasets.js";
 
 /** What the CLI tells an importer besides the file's text. */
