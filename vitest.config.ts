@@ -24,7 +24,9 @@ export default defineConfig({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 HUB_ADMIN_TOKEN: "hub-test-bootstrap-secret",
               },
-              ratelimits: { HUB_RATE_LIMIT: { namespace_id: "1001", simple: { limit: 300, period: 60 } } },
+              d1Databases: ["DB", "HUB_EMPTY_DB"],
+              // A tight limiter so the hub's 429 path is reached in a few requests.
+              ratelimits: { HUB_TIGHT_LIMIT: { namespace_id: "1002", simple: { limit: 5, period: 10 } } },
             },
           })),
         ],

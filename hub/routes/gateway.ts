@@ -18,8 +18,7 @@ const OPERATIONS: Record<string, string> = {
   expert: "POST",
 };
 
-const PATH =
-  "/v1/envs/:owner/:ref{[a-z0-9-]+@[0-9A-Za-z.+-]+}/v1/:op{manifest|sessions|step|step:batch|expert}";
+const PATH = "/v1/envs/:owner/:ref{[a-z0-9-]+@[0-9A-Za-z.+-]+}/v1/:op{[a-z:]+}";
 
 /**
  * `/v1/envs/{owner}/{name}@{version}/v1/{op}`: checks the caller may read the env, then forwards to the

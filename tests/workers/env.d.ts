@@ -9,6 +9,8 @@ declare global {
       EDGEGYM_SIGNING_KEY: string;
       HUB_ADMIN_TOKEN: string;
       HUB_RATE_LIMIT: RateLimit;
+      HUB_TIGHT_LIMIT: RateLimit;
+      HUB_EMPTY_DB: D1Database;
     }
   }
 }
