@@ -82,9 +82,13 @@ export function parseOpenAICalls(toolCalls: readonly ToolCallInput[]): ParsedCal
   );
 }
 
-/** Renders one call as a Hermes block, the inverse of `parseHermesCalls`. */
+/**
+ * Renders one call as a Hermes block, the inverse of `parseHermesCalls`. A `</tool_call>` inside a
+ * string would end the block early, so its `/` is written as the JSON escape `\/`.
+ */
 export function formatHermesCall(name: string, args: unknown): string {
-  return `${OPEN}${JSON.stringify({ name, arguments: args })}${CLOSE}`;
+  const json = JSON.stringify({ name, arguments: args }).replaceAll(CLOSE, "<\\/tool_call>");
+  return `${OPEN}${json}${CLOSE}`;
 }
 
 /** Renders one call in the OpenAI wire shape. */
