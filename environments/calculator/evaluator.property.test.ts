@@ -6,7 +6,7 @@ import { evaluate, MAX_EXPRESSION_CHARS } from "./evaluator.js";
 type Expr =
   | { leaf: string }
   | { op: "+" | "-" | "*" | "/" | "%"; l: Expr; r: Expr }
-  | { op: "^"; l: Expr; exp: number }
+  | { op: "^"; base: Expr; exp: number }
   | { op: "neg" | "pct"; e: Expr };
 
 const leaf = fc.oneof(
@@ -19,7 +19,7 @@ const expr: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => ({
     { depthSize: "small", withCrossShrink: true },
     leaf.map((v) => ({ leaf: v })),
     fc.record({ op: fc.constantFrom("+", "-", "*", "/", "%"), l: tie("e"), r: tie("e") }),
-    fc.record({ op: fc.constant("^"), l: tie("e"), exp: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({ op: fc.constant("^"), base: tie("e"), exp: fc.integer({ min: 0, max: 3 }) }),
     fc.record({ op: fc.constantFrom("neg", "pct"), e: tie("e") }),
   ) as fc.Arbitrary<Expr>,
 })).e;
@@ -27,23 +27,25 @@ const expr: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => ({
 /** Fully parenthesised text, so precedence cannot change the meaning. */
 function render(e: Expr): string {
   if ("leaf" in e) return e.leaf;
-  if (e.op === "neg") return `-(${render(e.e)})`;
-  if (e.op === "pct") return `(${render(e.e)})%`;
-  if (e.op === "^") return `(${render(e.l)})^${e.exp}`;
+  if ("e" in e) return e.op === "neg" ? `-(${render(e.e)})` : `(${render(e.e)})%`;
+  if ("base" in e) return `(${render(e.base)})^${e.exp}`;
   return `(${render(e.l)})${e.op}(${render(e.r)})`;
 }
 
 /** The reference value in plain JS arithmetic, or the error the calculator must report. */
 function reference(e: Expr): number | "division by zero" | "remainder by zero" {
   if ("leaf" in e) return Number(e.leaf);
-  if (e.op === "neg" || e.op === "pct") {
+  if ("e" in e) {
     const v = reference(e.e);
     if (typeof v === "string") return v;
     return e.op === "neg" ? -v : v / 100;
   }
+  if ("base" in e) {
+    const b = reference(e.base);
+    return typeof b === "string" ? b : b ** e.exp;
+  }
   const l = reference(e.l);
   if (typeof l === "string") return l;
-  if (e.op === "^") return l ** e.exp;
   const r = reference(e.r);
   if (typeof r === "string") return r;
   if (e.op === "/" && r === 0) return "division by zero";
