@@ -1,6 +1,10 @@
 export { initBackend, isBackendName } from "../backend/backend.js";
+export { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 export { DEFAULT_MODEL_CONFIG, resolveModelConfig } from "../model/config.js";
 export { createModel } from "../model/create-model.js";
+export { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
 export { BYTE_VOCAB_SIZE, ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-export * from "./types.js";
+export { HfTokenizer, loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
+export { loadTokenizer, saveTokenizer } from "../tokenizer/load-tokenizer.js";
 export { type AdamConfig, createAdam, optimizerStep, type StepStats } from "./optimizer-step.js";
+export * from "./types.js";
