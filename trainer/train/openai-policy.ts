@@ -1,0 +1,122 @@
+import OpenAI from "openai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { Action, ChatMessage, Manifest } from "../../shared/protocol.js";
+import type { EnvClient } from "../client/env-client.js";
+import type { StepRecord, Trajectory } from "../rollout/types.js";
+
+export type RemoteEvalOptions = {
+  split: string;
+  tasks: readonly number[];
+  maxSteps: number;
+  /** Episodes in flight at once. */
+  concurrency: number;
+  temperature: number;
+  maxTokens: number;
+};
+
+/** The client for `--policy openai:<baseURL>`; the key comes from OPENAI_API_KEY when set. */
+export function openAIClient(baseURL: string, apiKey = process.env.OPENAI_API_KEY ?? "not-needed"): OpenAI {
+  return new OpenAI({ baseURL, apiKey, maxRetries: 2 });
+}
+
+/**
+ * Episodes driven by a remote OpenAI-compatible model (vLLM, llama.cpp, OpenAI) with tool calling over
+ * the manifest's tools: the model's `tool_calls` go to the env as OpenAI-style actions and the env
+ * answers with `tool` messages. The records carry text only (no ids: this policy is not trained here).
+ */
+export async function runRemoteEpisodes(
+  openai: OpenAI,
+  model: string,
+  client: EnvClient,
+  manifest: Manifest,
+  opts: RemoteEvalOptions,
+): Promise<Trajectory[]> {
+  const out: Trajectory[] = [];
+  let next = 0;
+  const episode = async (i: number): Promise<Trajectory> => {
+    const task = { split: opts.split, index: opts.tasks[i] as number };
+    const base = { episode: i, group: i, task };
+    const start = await client.reset(task);
+    if (!start.ok)
+      return { ...base, steps: [], return: 0, success: false, truncated: false, failure: start.error };
+    let session = start.value.session;
+    let messages: ChatMessage[] = [...start.value.observation.messages];
+    const steps: StepRecord[] = [];
+    for (let k = 0; k < opts.maxSteps; k++) {
+      const completion = await openai.chat.completions
+        .create({
+          model,
+          messages: messages as ChatCompletionMessageParam[],
+          tools: manifest.tools,
+          temperature: opts.temperature,
+          max_tokens: opts.maxTokens,
+        })
+        .catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
+      if ("error" in completion) {
+        const failure = { kind: "network" as const, detail: `policy: ${completion.error}`, attempts: 1 };
+        return { ...base, steps, return: 0, success: false, truncated: false, failure };
+      }
+      const reply = completion.choices[0]?.message;
+      const calls = (reply?.tool_calls ?? []).flatMap((c) =>
+        c.type === "function"
+          ? [
+              {
+                id: c.id,
+                type: "function" as const,
+                function: { name: c.function.name, arguments: c.function.arguments },
+              },
+            ]
+          : [],
+      );
+      const action: Action =
+        calls.length > 0
+          ? { content: reply?.content ?? null, tool_calls: calls }
+          : { content: reply?.content ?? "" };
+      const result = await client.step(session, action);
+      if (!result.ok)
+        return { ...base, steps, return: 0, success: false, truncated: false, failure: result.error };
+      const r = result.value;
+      steps.push({
+        ...base,
+        step: k,
+        promptIds: [],
+        responseIds: [],
+        responseLogprobs: [],
+        action: JSON.stringify(action),
+        toolCalls: calls.length,
+        reward: r.reward,
+        done: r.done,
+        truncated: r.truncated,
+        info: r.info,
+        observation: r.done ? [] : r.observation.messages,
+      });
+      const ret = steps.reduce((a, s) => a + s.reward, 0);
+      if (r.done) {
+        const success = !r.truncated && (r.info.reward_components.outcome ?? r.reward) > 0;
+        return { ...base, steps, return: ret, success, truncated: r.truncated };
+      }
+      const assistant: ChatMessage = {
+        role: "assistant",
+        content: reply?.content ?? null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      };
+      messages =
+        r.observation.mode === "replace"
+          ? [...r.observation.messages]
+          : [...messages, assistant, ...r.observation.messages];
+      session = r.session;
+    }
+    return {
+      ...base,
+      steps,
+      return: steps.reduce((a, s) => a + s.reward, 0),
+      success: false,
+      truncated: true,
+    };
+  };
+  const worker = async () => {
+    for (let i = next++; i < opts.tasks.length; i = next++) out.push(await episode(i));
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+  return out.sort((a, b) => a.episode - b.episode);
+}

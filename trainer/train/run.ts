@@ -1,0 +1,113 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { err, ok, type Result } from "../../shared/result.js";
+import { writeReport } from "../report/report.js";
+import { runRollouts } from "../rollout/loop.js";
+import type { TrainConfig } from "./config.js";
+import { rlUpdate } from "./rl-update.js";
+import {
+  connectEnv,
+  frozenCopy,
+  loadPolicy,
+  openRunDir,
+  type RunIO,
+  sampleTasks,
+  startBackend,
+} from "./session.js";
+import { episodeMetrics, rolloutPerf, trajectoryLine } from "./summary.js";
+
+/** Called after each iteration with its metrics, for progress bars or log lines. */
+export type OnIteration = (iteration: number, total: number, metrics: Record<string, number>) => void;
+
+/**
+ * An RL run: each iteration samples `tasksPerIteration` tasks, rolls each out `groupSize` times with
+ * continuous batching, and updates the policy; metrics, sampled trajectories, checkpoints and the
+ * report go to the run folder.
+ */
+export async function runTraining(
+  config: TrainConfig,
+  io: RunIO,
+  onIteration: OnIteration = () => {},
+): Promise<Result<{ runDir: string; last: Record<string, number> }>> {
+  const backend = await startBackend(config.backend, io);
+  if (!backend.ok) return backend;
+  const policy = await loadPolicy(config.init, config.model, config.seed, io);
+  if (!policy.ok) return policy;
+  const { model, tokenizer } = policy.value;
+  const env = await connectEnv(config.env, config.maxLive);
+  if (!env.ok) return env;
+  const { client, manifest } = env.value;
+  const size = manifest.splits[config.split];
+  if (size === undefined || size === 0)
+    return err(`${manifest.name} has no tasks in split "${config.split}"`);
+
+  const resolved = { ...config, backend: backend.value, modelConfig: model.config, env: config.env };
+  io.log(`config: ${JSON.stringify(resolved)}`);
+  const run = await openRunDir(config.out, resolved);
+  const optimizer = policy.value.checkpoint?.optimizer ?? tf.train.adam(config.lr);
+  const ref = config.klCoef > 0 ? frozenCopy(model, config.seed) : undefined;
+  if (ref && !ref.ok) return ref;
+  const reference = ref?.value;
+  const pad = tokenizer.special.pad;
+  let last: Record<string, number> = {};
+
+  try {
+    for (let iteration = 1; iteration <= config.iterations; iteration++) {
+      const tasks = sampleTasks(size, config.tasksPerIteration, config.seed * 7919 + iteration);
+      const { trajectories, stats } = await runRollouts(
+        model,
+        tokenizer,
+        client,
+        {
+          split: config.split,
+          tasks,
+          groupSize: config.groupSize,
+          maxLive: config.maxLive,
+          maxSteps: config.maxSteps,
+          maxNewTokens: config.maxNewTokens,
+          temperature: config.temperature,
+          topP: config.topP,
+          seed: config.seed * 1_000_003 + iteration * 1009,
+          renderTools: config.renderTools,
+        },
+        manifest.tools,
+      );
+      const t0 = performance.now();
+      const update = rlUpdate(
+        { model, optimizer, config, pad, ...(reference ? { reference } : {}) },
+        trajectories,
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      last = {
+        iteration,
+        ...episodeMetrics(trajectories),
+        ...update.metrics,
+        ...rolloutPerf(stats, client.stats),
+        "perf/train_tokens_per_s": seconds > 0 ? update.trainTokens / seconds : 0,
+      };
+      await run.metrics(last);
+      await run.trajectories(
+        trajectories.slice(0, config.logTrajectories).map((t) => trajectoryLine(iteration, t, tokenizer)),
+      );
+      if (iteration % config.checkpointEvery === 0 && iteration < config.iterations) {
+        await io.saveCheckpoint(run.checkpoint(`iter-${iteration}`), {
+          model,
+          tokenizer,
+          optimizer,
+          meta: { step: iteration, algorithm: config.algorithm },
+        });
+      }
+      onIteration(iteration, config.iterations, last);
+    }
+    await io.saveCheckpoint(run.checkpoint("final"), {
+      model,
+      tokenizer,
+      optimizer,
+      meta: { step: config.iterations, algorithm: config.algorithm },
+    });
+    await writeReport(config.out, `${manifest.name} · ${config.algorithm}`);
+  } finally {
+    reference?.dispose();
+    await client.close();
+  }
+  return ok({ runDir: config.out, last });
+}

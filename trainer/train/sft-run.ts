@@ -1,0 +1,134 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { z } from "zod";
+import { rng } from "../../environments/kit/random.js";
+import { err, ok, type Result } from "../../shared/result.js";
+import { BACKENDS } from "../policy/types.js";
+import { collectDemos } from "../rollout/demos.js";
+import { sftStep } from "../sft/sft-step.js";
+import { buildBatch } from "./batch.js";
+import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
+import { episodeMetrics } from "./summary.js";
+
+/** `edgegym sft`: expert demonstrations through `/v1/expert`, trained on assistant tokens only. */
+export const SftConfig = z.object({
+  /** `--env`: an env URL, `hub://owner/name@version` or `local:<name>`. */
+  env: z.string().default("local:calculator"),
+  /** Split the demonstrations come from (the expert is usually refused on test). */
+  split: z.string().default("train"),
+  backend: z.enum(BACKENDS).optional(),
+  seed: z.number().int().default(1),
+  /** Checkpoint to continue from; unset starts a fresh model of `model`'s shape. */
+  init: z.string().optional(),
+  /** Run folder; the result is `<out>/checkpoints/final`. */
+  out: z.string().default("runs/sft"),
+  /** Expert episodes to collect. */
+  episodes: z.number().int().positive().default(256),
+  /** Passes over the demonstrations. */
+  epochs: z.number().int().positive().default(4),
+  /** Step rows per gradient step. */
+  batchRows: z.number().int().positive().default(16),
+  lr: z.number().positive().default(2e-3),
+  maxGradNorm: z.number().positive().default(1),
+  /** Client-side cap on an expert episode's steps. */
+  maxSteps: z.number().int().positive().default(6),
+  renderTools: z.boolean().default(false),
+  /** Shape of a fresh model (see `edgegym train`). */
+  model: z
+    .object({
+      dModel: z.number().int().positive().default(64),
+      nLayers: z.number().int().positive().default(2),
+      nHeads: z.number().int().positive().default(4),
+      nKvHeads: z.number().int().positive().default(4),
+      dFf: z.number().int().positive().default(176),
+      contextLength: z.number().int().positive().default(384),
+    })
+    .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 }),
+});
+export type SftConfig = z.infer<typeof SftConfig>;
+
+export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;
+
+/** Collects demonstrations, runs `epochs` of masked next-token training, saves the checkpoint. */
+export async function runSft(
+  config: SftConfig,
+  io: RunIO,
+  onEpoch: OnEpoch = () => {},
+): Promise<Result<{ checkpoint: string; last: Record<string, number> }>> {
+  const backend = await startBackend(config.backend, io);
+  if (!backend.ok) return backend;
+  const policy = await loadPolicy(config.init, config.model, config.seed, io);
+  if (!policy.ok) return policy;
+  const { model, tokenizer } = policy.value;
+  const env = await connectEnv(config.env, 16);
+  if (!env.ok) return env;
+  const { client, manifest } = env.value;
+  const size = manifest.splits[config.split] ?? 0;
+  if (size === 0) return err(`${manifest.name} has no tasks in split "${config.split}"`);
+  const resolved = { ...config, backend: backend.value, modelConfig: model.config };
+  io.log(`config: ${JSON.stringify(resolved)}`);
+  const run = await openRunDir(config.out, resolved);
+
+  const demos = await collectDemos(
+    client,
+    tokenizer,
+    {
+      split: config.split,
+      tasks: sampleTasks(size, config.episodes, config.seed),
+      maxSteps: config.maxSteps,
+      concurrency: 16,
+      renderTools: config.renderTools,
+    },
+    manifest.tools,
+  );
+  await client.close();
+  const solved = demos.filter((d) => d.success && d.failure === undefined);
+  io.log(
+    `demos: ${solved.length} solved of ${demos.length} (${episodeMetrics(demos)["episode/infra_failures"]} failed)`,
+  );
+  const tooLong = (n: number) => n > model.config.contextLength;
+  const batch = buildBatch(
+    solved.filter((d) => !d.steps.some((s) => tooLong(s.promptIds.length + s.responseIds.length))),
+    tokenizer.special.pad,
+  );
+  if (batch.rows.length === 0) return err("no usable demonstrations");
+
+  const optimizer = policy.value.checkpoint?.optimizer ?? tf.train.adam(config.lr);
+  const order = batch.rows.map((_, i) => i);
+  const shuffle = rng(config.seed);
+  let last: Record<string, number> = {};
+  for (let epoch = 1; epoch <= config.epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = shuffle.int(0, i);
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
+    }
+    let loss = 0;
+    let tokens = 0;
+    let steps = 0;
+    const t0 = performance.now();
+    for (let from = 0; from < order.length; from += config.batchRows) {
+      const rows = order.slice(from, from + config.batchRows);
+      const pick = (m: number[][]) => rows.map((r) => m[r] as number[]);
+      const stats = sftStep(
+        model,
+        optimizer,
+        { ids: pick(batch.ids), targets: pick(batch.targets), mask: pick(batch.mask) },
+        { maxGradNorm: config.maxGradNorm },
+      );
+      loss += stats.loss;
+      tokens += stats.tokens;
+      steps++;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    last = { iteration: epoch, "losses/sft": loss / steps, "perf/train_tokens_per_s": tokens / seconds };
+    await run.metrics(last);
+    onEpoch(epoch, config.epochs, last);
+  }
+  const checkpoint = run.checkpoint("final");
+  await io.saveCheckpoint(checkpoint, {
+    model,
+    tokenizer,
+    optimizer,
+    meta: { step: config.epochs, kind: "sft", env: manifest.name },
+  });
+  return ok({ checkpoint, last });
+}
