@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
-import { serve } from "@hono/node-server";
 import { builtinEnvironments } from "../builtin.js";
 import { DEFAULT_LOCAL_DB, openLocalDb } from "../data/local-db.js";
 import { createEnvironmentsHost } from "../host.js";
+import { listen } from "./listen.js";
 import { localSecrets } from "./local-keys.js";
 
+/** `npm run envs -- --port N`: every built-in environment on Node at `http://host:N/envs/<name>`. */
 const { values } = parseArgs({
   options: {
     port: { type: "string", default: "8788" },
@@ -12,14 +13,11 @@ const { values } = parseArgs({
     db: { type: "string", default: DEFAULT_LOCAL_DB },
   },
 });
-const port = Number(values.port);
-// Imported datasets (npm run data -- import ...) reach the environments as the binding EDGEGYM_DB.
-const bindings = { ...(await localSecrets()), EDGEGYM_DB: await openLocalDb(values.db) };
-const app = createEnvironmentsHost();
-const server = serve({ fetch: (req) => app.fetch(req, bindings), port, hostname: values.host }, (info) => {
-  for (const env of builtinEnvironments)
-    console.log(`edgegym: ${env.name} at http://${values.host}:${info.port}/envs/${env.name}`);
-});
-const stop = () => server.close(() => process.exit(0));
+const db = await openLocalDb(values.db);
+const bindings = { ...(await localSecrets()), EDGEGYM_DB: db };
+const server = await listen(createEnvironmentsHost(), bindings, Number(values.port), values.host);
+console.log(`edgegym: local datasets from ${values.db}`);
+for (const env of builtinEnvironments) console.log(`edgegym: ${env.name} at ${server.url}/envs/${env.name}`);
+const stop = () => server.close().then(() => process.exit(0));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
