@@ -11,17 +11,14 @@ export type EnvDb = Pick<LibSQLDatabase<typeof schema>, "select" | "insert" | "d
 
 const cache = new WeakMap<object, EnvDb>();
 
-function isD1(binding: unknown): binding is D1Like {
-  return (
-    typeof binding === "object" &&
-    binding !== null &&
-    typeof (binding as D1Like).prepare === "function" &&
-    typeof (binding as D1Like).batch === "function"
-  );
-}
+type D1Binding = Parameters<typeof drizzle>[0];
 
-/** The two methods that tell a D1 binding from other values. */
-type D1Like = Parameters<typeof drizzle>[0] & { prepare: unknown; batch: unknown };
+/** A D1 binding is told from other values by its `prepare` and `batch` methods. */
+function isD1(binding: unknown): binding is D1Binding {
+  if (typeof binding !== "object" || binding === null) return false;
+  const b = binding as Record<string, unknown>;
+  return typeof b.prepare === "function" && typeof b.batch === "function";
+}
 
 /**
  * The database a deployment gives its environments: `drizzle(DB)` for a D1 binding `DB` (workerd), or
@@ -33,6 +30,7 @@ export function envDb(runtime: EnvRuntime): EnvDb | undefined {
   if (isD1(DB)) {
     let db = cache.get(DB);
     if (!db) {
+      // Same query builder; only the raw `run` result types differ, and environments never read them.
       db = drizzle(DB, { schema }) as unknown as EnvDb;
       cache.set(DB, db);
     }
