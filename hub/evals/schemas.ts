@@ -55,7 +55,11 @@ export const EvalSession = SessionResponse.openapi("EvalSession");
 export const EpisodeUpload = z.object({
   episodes: z
     .array(
-      z.object({ episodeId: z.string().max(200), receipt: z.string().max(8_192), trajectory: z.unknown() }),
+      z.object({
+        episodeId: z.string().max(200),
+        receipt: z.string().max(8_192),
+        trajectory: z.unknown().optional(),
+      }),
     )
     .min(1)
     .max(MAX_EPISODE_BATCH),

@@ -111,15 +111,17 @@ export async function playEpisode(
   base: string,
   session: string,
   solve: boolean,
-): Promise<{ receipt: string; reward: number; steps: number }> {
+): Promise<{ receipt: string; reward: number; steps: number; return: number }> {
   let current = session;
+  let total = 0;
   for (let steps = 1; steps <= 20; steps++) {
     const action = solve
       ? (await hub.call("POST", `${base}/v1/expert`, { token, body: { session: current } })).body.action
       : { content: "#### -987654321" };
     const r = await hub.call("POST", `${base}/v1/step`, { token, body: { session: current, action } });
     if (r.status !== 200) throw new Error(`step: ${r.status} ${JSON.stringify(r.body)}`);
-    if (r.body.done) return { receipt: r.body.receipt, reward: r.body.reward, steps };
+    total += r.body.reward;
+    if (r.body.done) return { receipt: r.body.receipt, reward: r.body.reward, steps, return: total };
     current = r.body.session;
   }
   throw new Error("episode did not finish in 20 steps");
