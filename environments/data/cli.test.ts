@@ -16,7 +16,7 @@ const data = (...args: string[]) =>
     },
   );
 
-it("npm run data -- import prints what it stored, and exits 1 with a message on bad input", async () => {
+it("npm run data -- import prints what it stored, list shows it, and bad input exits 1 with a message", async () => {
   const dir = await mkdtemp(join(tmpdir(), "edgegym-cli-"));
   try {
     const file = join(dir, "test.jsonl");
@@ -28,6 +28,9 @@ it("npm run data -- import prints what it stored, and exits 1 with a message on 
       counts: { test: 1 },
       target: join(dir, "data.db"),
     });
+
+    const list = data("list", "--db", join(dir, "data.db"));
+    expect(list.stdout).toBe("gsm8k\ttest\t1\n");
 
     const bad = data("import", "gsm8k", join(dir, "nothing.jsonl"), "--db", join(dir, "data.db"));
     expect(bad.status).toBe(1);

@@ -1,8 +1,12 @@
 import { Command, Option } from "commander";
+import { listDatasets } from "./datasets.js";
 import { runImport } from "./import-command.js";
-import { DEFAULT_LOCAL_DB } from "./local-db.js";
+import { DEFAULT_LOCAL_DB, openLocalDb } from "./local-db.js";
 
-/** `npm run data -- import <kind> [path] [--url URL] [--split S] [--db FILE] [--d1 local|remote]`. */
+/**
+ * `npm run data -- import <kind> [path] [--url URL] [--split S] [--db FILE] [--d1 local|remote]` and
+ * `npm run data -- list [--db FILE]`.
+ */
 const program = new Command("data").description("Import task datasets for edgegym environments.");
 
 program
@@ -32,6 +36,16 @@ program
       return;
     }
     console.log(JSON.stringify(result.value));
+  });
+
+program
+  .command("list")
+  .description("print every imported dataset split and its task count")
+  .option("--db <file>", "local SQLite file", DEFAULT_LOCAL_DB)
+  .action(async (opts: { db: string }) => {
+    const db = await openLocalDb(opts.db);
+    for (const row of await listDatasets(db)) console.log(`${row.dataset}\t${row.split}\t${row.count}`);
+    db.close();
   });
 
 await program.parseAsync();

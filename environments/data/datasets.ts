@@ -130,3 +130,11 @@ export async function getTask<T>(
     .where(and(eq(datasetTasks.dataset, name), eq(datasetTasks.split, split), eq(datasetTasks.idx, index)));
   return row === undefined ? undefined : (row.payload as T);
 }
+
+/** Every stored split of every dataset, with its task count: what `npm run data -- list` prints. */
+export async function listDatasets(db: EnvDb): Promise<{ dataset: string; split: string; count: number }[]> {
+  return db
+    .select({ dataset: datasetSplits.dataset, split: datasetSplits.split, count: datasetSplits.count })
+    .from(datasetSplits)
+    .orderBy(asc(datasetSplits.dataset), asc(datasetSplits.split));
+}
