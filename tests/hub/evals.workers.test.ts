@@ -45,26 +45,27 @@ describe("evaluation runs", () => {
     const base = `/v1/envs/${ref}`;
     const run = await newRun(hub, a, ref, { count: 4 });
     expect(run.tasks).toEqual([0, 1, 2, 3]);
-    const starts = [];
+    const starts: { session: string; episodeId: string }[] = [];
     for (const i of [0, 1, 2]) {
       const s = await session(a, run.id, i);
       expect(s.status).toBe(201);
       expect(s.body.task).toEqual({ split: "train", index: i });
       starts.push(s.body);
     }
+    const [s0, s1, s2] = starts as [(typeof starts)[0], (typeof starts)[0], (typeof starts)[0]];
     const again = await session(a, run.id, 1);
     expect(again.status).toBe(200);
-    expect(again.body.episodeId).toBe(starts[1].episodeId);
+    expect(again.body.episodeId).toBe(s1.episodeId);
     const played = [
-      await playEpisode(hub, a.token, base, starts[0].session, true),
-      await playEpisode(hub, a.token, base, starts[1].session, true),
-      await playEpisode(hub, a.token, base, starts[2].session, false),
+      await playEpisode(hub, a.token, base, s0.session, true),
+      await playEpisode(hub, a.token, base, s1.session, true),
+      await playEpisode(hub, a.token, base, s2.session, false),
     ];
     const up = await upload(
       a,
       run.id,
       played.map((p, i) => ({
-        episodeId: starts[i].episodeId,
+        episodeId: [s0, s1, s2][i]?.episodeId ?? "",
         receipt: p.receipt,
         trajectory: [{ step: i }],
       })),
@@ -76,8 +77,9 @@ describe("evaluation runs", () => {
     expect(fin.status).toBe(200);
     expect(fin.body.status).toBe("finished");
     // Returns r = [p0, p1, p2, 0 (task 3 never reported: the env's minimum reward, 0)], n = 4.
-    const r = [played[0]?.return ?? 0, played[1]?.return ?? 0, played[2]?.return ?? 0, 0];
-    const mean = (r[0] + r[1] + r[2] + 0) / 4;
+    const [p0, p1, p2] = played.map((p) => p.return) as [number, number, number];
+    const r = [p0, p1, p2, 0];
+    const mean = (p0 + p1 + p2 + 0) / 4;
     const stderr = Math.sqrt(r.reduce((s, x) => s + (x - mean) ** 2, 0) / 3) / 2;
     expect(played.map((p) => p.reward > 0)).toEqual([true, true, false]);
     expect(fin.body.aggregate).toMatchObject({ n: 4, verified: 3, successRate: 2 / 4 });
