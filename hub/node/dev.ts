@@ -1,0 +1,130 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+/**
+ * `npm run dev`: applies the D1 migrations locally, starts `wrangler dev` with the hub, and on first
+ * start creates the team `edgegym` with an admin token (printed, and kept in the git-ignored
+ * `.edgegym/hub-local.json`), then publishes every built-in env as a public env of `edgegym`.
+ * `HUB_ADMIN_TOKEN` from the environment is used as the bootstrap secret instead of the stored one.
+ */
+export const LOCAL_FILE = resolve(import.meta.dirname, "../../.edgegym/hub-local.json");
+const TEAM = "edgegym";
+
+type Local = { bootstrap: string; url?: string; team?: string; token?: string; tokenId?: string };
+
+const { values } = parseArgs({
+  options: { port: { type: "string", default: "8787" }, "persist-to": { type: "string" } },
+  allowPositionals: true,
+});
+const port = Number(values.port);
+const persist = values["persist-to"] ? ["--persist-to", values["persist-to"]] : [];
+const url = `http://localhost:${port}`;
+
+function readLocal(): Local {
+  const stored: Partial<Local> = existsSync(LOCAL_FILE) ? JSON.parse(readFileSync(LOCAL_FILE, "utf8")) : {};
+  return {
+    ...stored,
+    bootstrap: process.env.HUB_ADMIN_TOKEN ?? stored.bootstrap ?? randomBytes(32).toString("base64url"),
+  };
+}
+
+function writeLocal(local: Local): void {
+  mkdirSync(dirname(LOCAL_FILE), { recursive: true });
+  writeFileSync(LOCAL_FILE, `${JSON.stringify(local, null, 2)}\n`, { mode: 0o600 });
+}
+
+async function call(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> | null }> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+async function waitForHub(child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error("wrangler dev exited");
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the hub did not answer at ${url}/healthz`);
+}
+
+/** Creates the first team and its admin token once; later starts reuse the stored token. */
+async function bootstrap(local: Local): Promise<Local> {
+  const team = await call("POST", "/v1/teams", local.bootstrap, { name: TEAM });
+  if (team.status !== 201 && team.status !== 409)
+    throw new Error(`creating team: ${JSON.stringify(team.body)}`);
+  if (local.token && (await call("GET", "/v1/envs?limit=1", local.token)).status === 200) return local;
+  const scopes = ["read", "publish", "eval", "admin"];
+  const tok = await call("POST", `/v1/teams/${TEAM}/tokens`, local.bootstrap, { scopes });
+  if (tok.status !== 201) throw new Error(`creating token: ${JSON.stringify(tok.body)}`);
+  const next = { ...local, url, team: TEAM, token: String(tok.body?.token), tokenId: String(tok.body?.id) };
+  console.log(
+    `hub: first team "${TEAM}" with admin token (shown once, kept in ${LOCAL_FILE}):\n  ${next.token}`,
+  );
+  return next;
+}
+
+/** Publishes each built-in env as the public `edgegym/<name>`; repeats are conflicts and are skipped. */
+async function publishBuiltins(token: string): Promise<void> {
+  const index = (await (await fetch(`${url}/envs`)).json()) as {
+    environments: { name: string; version: string }[];
+  };
+  for (const { name, version } of index.environments) {
+    const manifest = (await (await fetch(`${url}/envs/${name}/v1/manifest`)).json()) as {
+      description?: string;
+    };
+    const body = {
+      owner: TEAM,
+      name,
+      visibility: "public",
+      description: manifest.description ?? "",
+      tags: ["builtin"],
+    };
+    const env = await call("POST", "/v1/envs", token, body);
+    const v = await call("POST", `/v1/envs/${TEAM}/${name}/versions`, token, { version, builtin: name });
+    const fresh = env.status === 201 || v.status === 201;
+    if (v.status !== 201 && v.status !== 409)
+      console.error(`hub: publishing ${name}: ${JSON.stringify(v.body)}`);
+    else console.log(`hub: ${TEAM}/${name}@${version} ${fresh ? "published" : "already published"}`);
+  }
+}
+
+const local = readLocal();
+writeLocal(local);
+const migrate = spawnSync(
+  "npx",
+  ["wrangler", "d1", "migrations", "apply", "edgegym", "--local", ...persist],
+  {
+    stdio: "inherit",
+  },
+);
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+const child = spawn(
+  "npx",
+  ["wrangler", "dev", "--port", String(port), "--var", `HUB_ADMIN_TOKEN:${local.bootstrap}`, ...persist],
+  { stdio: "inherit" },
+);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code) => process.exit(code ?? 0));
+await waitForHub(child);
+const ready = await bootstrap(local);
+writeLocal(ready);
+await publishBuiltins(ready.token ?? "");
+console.log(
+  `hub: ready at ${url} (API reference: ${url}/v1/reference; team ${TEAM}, token in ${LOCAL_FILE})`,
+);
