@@ -94,17 +94,16 @@ async function run<Task, State>(
   if (invalid > 0 && def.invalidCallPenalty)
     components.format = (components.format ?? 0) + invalid * def.invalidCallPenalty;
   const reward = Object.values(components).reduce((a, b) => a + b, 0);
+  const appended = formatToolResponses(
+    outcomes.map((o) => o.response),
+    style,
+  );
+  const replaced = await def.replaceContext?.(appended, { ...ctx, state, step: ctx.step + 1 });
   return {
     state,
     reward,
     done: outcomes.some((o) => o.done),
-    observation: {
-      messages: formatToolResponses(
-        outcomes.map((o) => o.response),
-        style,
-      ),
-      mode: "append",
-    },
+    observation: replaced ? { messages: replaced, mode: "replace" } : { messages: appended, mode: "append" },
     info: { ...info, reward_components: components, tool_calls: calls.length, invalid_calls: invalid },
   };
 }

@@ -90,6 +90,15 @@ export type EnvironmentDefinition<Task, State, Config> = {
     content: string,
     ctx: EpisodeContext<Task, State>,
   ): { name: string; arguments: unknown }[] | undefined;
+  /**
+   * Agent-R1's flexible context management: after a tool step, return the whole new context (built
+   * from the task and state, since the server keeps no history) and the observation is sent with
+   * `mode: "replace"`. `undefined`, or leaving this out, appends the tool responses.
+   */
+  replaceContext?(
+    appended: ChatMessage[],
+    ctx: EpisodeContext<Task, State>,
+  ): ChatMessage[] | undefined | Promise<ChatMessage[] | undefined>;
   /** Scores the final answer (the action's text outside tool calls) and ends the episode. */
   finish(answer: string, ctx: EpisodeContext<Task, State>): Score | Promise<Score>;
   /** The scripted expert's next action in this state. */
