@@ -17,16 +17,23 @@ const hostileConfig = {
 
 describe("code over real HTTP on Node", () => {
   let server: Awaited<ReturnType<typeof serveOnNode>>;
+  let defaults: Awaited<ReturnType<typeof serveOnNode>>;
   let c: ReturnType<typeof protocolClient>;
+  let d: ReturnType<typeof protocolClient>;
   beforeAll(async () => {
     server = await serveOnNode([createCodeEnvironment(hostileConfig), calculator]);
+    defaults = await serveOnNode([code]);
     c = protocolClient(server);
+    d = protocolClient(defaults);
   });
-  afterAll(() => server.close?.());
+  afterAll(async () => {
+    await server.close?.();
+    await defaults.close?.();
+  });
 
-  const runTool = async (program: string, name = "run_javascript") => {
-    const { session } = await c.start({ split: "train", index: 0 });
-    const r = await c.step(session, { content: formatHermesCall(name, { code: program }) });
+  const runTool = async (program: string, name = "run_javascript", client = c) => {
+    const { session } = await client.start({ split: "train", index: 0 });
+    const r = await client.step(session, { content: formatHermesCall(name, { code: program }) });
     expect(r.done).toBe(false);
     const text = r.observation.messages.map((m) => m.content).join("");
     return text;
@@ -37,7 +44,7 @@ describe("code over real HTTP on Node", () => {
     expect(await runTool("[1, 2, 3].reduce((a, b) => a + b)", "code_interpreter")).toContain("result: 6");
   });
 
-  it("gives a clear tool error for each hostile program and stays healthy", async () => {
+  it("gives a clear tool error for each hostile program under the default limits and stays healthy", async () => {
     const cases: [string, RegExp][] = [
       ["while (true) {}", /Error: time limit exceeded/],
       [
@@ -54,7 +61,8 @@ describe("code over real HTTP on Node", () => {
         /Error: ReferenceError: 'process' is not defined/,
       ],
     ];
-    for (const [program, expected] of cases) expect(await runTool(program)).toMatch(expected);
+    for (const [program, expected] of cases)
+      expect(await runTool(program, "run_javascript", d)).toMatch(expected);
     const huge = await runTool("for (let i = 0; i < 5000; i++) console.log('z'.repeat(80))");
     expect(huge).toContain("[output truncated at 4096 characters]");
     expect(huge.length).toBeLessThan(4400);

@@ -52,7 +52,12 @@ const prelude = (cap: number) => `(() => {
       return String(v);
     } catch { try { return String(v); } catch { return "[unprintable]"; } }
   };
-  const log = (...args) => { const line = args.map((a) => show(a, false)).join(" "); print(line.length > ${cap} ? line.slice(0, ${cap + 1}) : line); };
+  let full = false;
+  const log = (...args) => {
+    if (full) return;
+    const line = args.map((a) => show(a, false)).join(" ");
+    full = print(line.length > ${cap} ? line.slice(0, ${cap + 1}) : line) === true;
+  };
   globalThis.console = { log, info: log, warn: log, error: log, debug: log };
   return show;
 })()`;
@@ -93,9 +98,10 @@ export function runProgram(qjs: QuickJSWASMModule, code: string, limits: Sandbox
       const ctx = runtime.newContext();
       try {
         const print = ctx.newFunction("print", (line: QuickJSHandle) => {
-          if (truncated) return;
-          stdout += `${ctx.getString(line)}\n`;
+          if (!truncated) stdout += `${ctx.getString(line)}\n`;
           if (stdout.length > limits.outputChars) truncated = true;
+          // Tells the sandbox's console to stop formatting lines nobody will see.
+          return truncated ? ctx.true : ctx.false;
         });
         ctx.setProp(ctx.global, "__edgegym_print", print);
         print.dispose();
