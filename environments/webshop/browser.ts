@@ -93,19 +93,18 @@ export async function browse(
   goal: Goal,
   store: CatalogStore,
 ): Promise<Result<Browsed>> {
-  const current = await showPage(state, goal, store);
-  if (!current.ok) return current;
   const action = parseAction(command.trim());
-  const unchanged: Browsed = { state, page: current.value, valid: false };
-  if (action === undefined || state.p === "done") return { ok: true, value: unchanged };
-
-  if (action.name === "search") {
+  if (action?.name === "search" && state.p !== "done") {
     const hits = await store.search(action.arg);
     if (!hits.ok) return hits;
     const next: PageState = { p: "results", q: action.arg, page: 1, hits: hits.value };
     const page = await showPage(next, goal, store);
     return page.ok ? { ok: true, value: { state: next, page: page.value, valid: true } } : page;
   }
+  const current = await showPage(state, goal, store);
+  if (!current.ok) return current;
+  const unchanged: Browsed = { state, page: current.value, valid: false };
+  if (action === undefined || state.p === "done") return { ok: true, value: unchanged };
   if (action.name !== "click" || action.arg === "search" || !current.value.clickables.includes(action.arg)) {
     return { ok: true, value: unchanged };
   }

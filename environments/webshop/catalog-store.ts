@@ -102,41 +102,81 @@ export type CatalogStore = {
   products(indexes: readonly number[]): Promise<Result<{ index: number; product: Product }[]>>;
 };
 
-export function catalogStore(db: SqlDb, catalog: CatalogRef): CatalogStore {
+/** A small LRU map: a catalog never changes under a store, so its searches and products can be kept. */
+function lru<K, V>(size: number) {
+  const map = new Map<K, V>();
+  return {
+    get(key: K): V | undefined {
+      const v = map.get(key);
+      if (v !== undefined) {
+        map.delete(key);
+        map.set(key, v);
+      }
+      return v;
+    },
+    set(key: K, value: V) {
+      if (size <= 0) return;
+      map.delete(key);
+      map.set(key, value);
+      if (map.size > size) map.delete(map.keys().next().value as K);
+    },
+  };
+}
+
+export type StoreOptions = {
+  /** Searches kept per store (GRPO groups and forks repeat them); 0 turns the cache off. Default 4096. */
+  searchCache?: number;
+  /** Products kept per store; 0 turns the cache off. Default 20,000. */
+  productCache?: number;
+};
+
+export function catalogStore(db: SqlDb, catalog: CatalogRef, options: StoreOptions = {}): CatalogStore {
   const lo = catalog.id * SPAN;
   const hi = lo + SPAN - 1;
+  const searches = lru<string, number[]>(options.searchCache ?? 4096);
+  const cached = lru<number, Product>(options.productCache ?? 20_000);
   return {
     async search(query) {
       const match = ftsMatchExpression(query);
       if (match === undefined) return { ok: true, value: [] };
+      const hit = searches.get(match);
+      if (hit) return { ok: true, value: hit };
       try {
         const rows = await db.all<{ rowid: number }>(
           sql`SELECT rowid FROM webshop_products
               WHERE webshop_products MATCH ${match} AND rowid BETWEEN ${lo} AND ${hi}
               ORDER BY bm25(webshop_products), rowid LIMIT ${SEARCH_RETURN_N}`,
         );
-        return { ok: true, value: rows.map((r) => Number(r.rowid) - lo) };
+        const value = rows.map((r) => Number(r.rowid) - lo);
+        searches.set(match, value);
+        return { ok: true, value };
       } catch (e) {
         return { ok: false, error: `search failed: ${e instanceof Error ? e.message : String(e)}` };
       }
     },
     async products(indexes) {
-      const wanted = [...new Set(indexes)].filter(
-        (i) => Number.isInteger(i) && i >= 0 && i < catalog.products,
-      );
-      if (wanted.length === 0) return { ok: true, value: [] };
-      const rowids = sql.join(
-        wanted.map((i) => sql`${lo + i}`),
-        sql`, `,
-      );
-      const rows = await db.all<{ rowid: number; doc: string }>(
-        sql`SELECT rowid, doc FROM webshop_products WHERE rowid IN (${rowids})`,
-      );
       const byIndex = new Map<number, Product>();
-      for (const r of rows) {
-        const parsed = Product.safeParse(JSON.parse(r.doc));
-        if (!parsed.success) return { ok: false, error: `product ${Number(r.rowid) - lo} is malformed` };
-        byIndex.set(Number(r.rowid) - lo, parsed.data);
+      const missing: number[] = [];
+      for (const i of new Set(indexes)) {
+        if (!Number.isInteger(i) || i < 0 || i >= catalog.products) continue;
+        const p = cached.get(i);
+        if (p) byIndex.set(i, p);
+        else missing.push(i);
+      }
+      if (missing.length > 0) {
+        const rowids = sql.join(
+          missing.map((i) => sql`${lo + i}`),
+          sql`, `,
+        );
+        const rows = await db.all<{ rowid: number; doc: string }>(
+          sql`SELECT rowid, doc FROM webshop_products WHERE rowid IN (${rowids})`,
+        );
+        for (const r of rows) {
+          const parsed = Product.safeParse(JSON.parse(r.doc));
+          if (!parsed.success) return { ok: false, error: `product ${Number(r.rowid) - lo} is malformed` };
+          byIndex.set(Number(r.rowid) - lo, parsed.data);
+          cached.set(Number(r.rowid) - lo, parsed.data);
+        }
       }
       return {
         ok: true,

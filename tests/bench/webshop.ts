@@ -1,0 +1,270 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { Pool } from "undici";
+import { saveDataset } from "../../environments/data/datasets.js";
+import { openLocalDb } from "../../environments/data/local-db.js";
+import { type Environment, generateSecrets } from "../../environments/kit/index.js";
+import type { SqlDb } from "../../environments/search/fts-store.js";
+import { browse } from "../../environments/webshop/browser.js";
+import type { WebshopSource } from "../../environments/webshop/catalog.js";
+import { builtinSource, importedSource } from "../../environments/webshop/catalog.js";
+import { type CatalogStore, catalogStore, ensureCatalog } from "../../environments/webshop/catalog-store.js";
+import { expertCommand } from "../../environments/webshop/expert.js";
+import { builtinCatalog, builtinGoal, GENERATOR_VERSION } from "../../environments/webshop/generator.js";
+import { goalOptionValues } from "../../environments/webshop/goal.js";
+import { importWebshopAnnotations, importWebshopProducts } from "../../environments/webshop/importers.js";
+import { createWebshop } from "../../environments/webshop/index.js";
+import type { PageState } from "../../environments/webshop/pages.js";
+import { webshopSample } from "../../environments/webshop/sample-data.js";
+
+/**
+ * `npm run bench:webshop`: (1) expert success (reward exactly 1) on the default built-in goals and on
+ * the imported sample; (2) BM25 search latency over a generated catalog of 10,000 products in a local
+ * SQLite file, per query and per search step; (3) steps/s over HTTP at concurrency 64 against that
+ * catalog, the server in its own process. Prints one JSON object.
+ */
+
+const PRODUCTS = 10_000;
+const QUERIES = 2_000;
+const CONCURRENCY = 64;
+const DURATION_MS = 10_000;
+const RECORDED = 256;
+
+type Runtime = { bindings: Record<string, unknown> };
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Number((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN).toFixed(3));
+};
+
+/** Plays the expert on one goal directly (no kit, so held-out goals count too): its commands and reward. */
+async function playDirect(source: WebshopSource, runtime: Runtime, split: string, index: number) {
+  const goal = await source.tasks.get(split, index, runtime);
+  const store = await source.store(runtime);
+  let state: PageState = { p: "start" };
+  const commands: string[] = [];
+  for (let step = 0; step < 15; step++) {
+    const command = await expertCommand(state, goal, store);
+    if (!command.ok) throw new Error(command.error);
+    commands.push(command.value);
+    const r = await browse(command.value, state, goal, store);
+    if (!r.ok) throw new Error(r.error);
+    if (r.value.reward) return { commands, reward: r.value.reward.total };
+    state = r.value.state;
+  }
+  return { commands, reward: 0 };
+}
+
+async function rate(source: WebshopSource, runtime: Runtime, split: string, count: number) {
+  let solved = 0;
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    const { reward } = await playDirect(source, runtime, split, i);
+    sum += reward;
+    if (reward === 1) solved++;
+  }
+  return {
+    goals: count,
+    solved,
+    rate: Number((solved / count).toFixed(4)),
+    meanReward: Number((sum / count).toFixed(4)),
+  };
+}
+
+async function expertRates(secrets: Record<string, string>) {
+  const db = await openLocalDb(":memory:");
+  const runtime = { bindings: { ...secrets, EDGEGYM_DB: db } };
+  const procedural = {
+    train: await rate(builtinSource(1000), runtime, "train", 1000),
+    test: await rate(builtinSource(1000), runtime, "test", 200),
+  };
+  for (const r of [
+    importWebshopProducts(webshopSample("documents_100.jsonl")),
+    importWebshopAnnotations(webshopSample("items_ins_v2_1000.json")),
+  ]) {
+    if (!r.ok) throw new Error(r.error);
+    const saved = await saveDataset(db, r.value);
+    if (!saved.ok) throw new Error(saved.error);
+  }
+  const imported = importedSource();
+  const sample = {
+    train: await rate(imported, runtime, "train", await imported.tasks.count("train", runtime)),
+    test: await rate(imported, runtime, "test", await imported.tasks.count("test", runtime)),
+  };
+  db.close();
+  return { procedural1000Products: procedural, importedSample: sample };
+}
+
+const latencyOf = async (store: CatalogStore, queries: readonly string[]) => {
+  const latency: number[] = [];
+  for (const q of queries) {
+    const s = performance.now();
+    const r = await store.search(q);
+    latency.push(performance.now() - s);
+    if (!r.ok) throw new Error(r.error);
+  }
+  return { count: queries.length, p50Ms: pct(latency, 0.5), p99Ms: pct(latency, 0.99) };
+};
+
+async function searchBench(dir: string, secrets: Record<string, string>) {
+  const local = await openLocalDb(join(dir, "catalog.db"));
+  const runtime = { bindings: { ...secrets, EDGEGYM_DB: local } };
+  const source = builtinSource(PRODUCTS);
+  const t0 = performance.now();
+  const ref = await ensureCatalog(
+    local as unknown as SqlDb,
+    `builtin-${PRODUCTS}`,
+    `${GENERATOR_VERSION}/${PRODUCTS}`,
+    () => builtinCatalog(PRODUCTS),
+  );
+  if (!ref.ok) throw new Error(ref.error);
+  const loadMs = performance.now() - t0;
+  // Uncached, so every query reaches FTS5.
+  const raw = catalogStore(local as unknown as SqlDb, ref.value, { searchCache: 0, productCache: 0 });
+  const catalog = builtinCatalog(PRODUCTS);
+  const goals = Array.from({ length: QUERIES }, (_, i) => builtinGoal(catalog, "train", i));
+  // What the expert sends (a goal's query), what a policy typically sends (query, attributes and option
+  // values as keywords), and a stress case (the whole instruction, whose words match most products).
+  const keywords = goals.map((g) => [g.query, ...g.attributes, ...goalOptionValues(g)].join(" "));
+  const query = {
+    goalQuery: await latencyOf(
+      raw,
+      goals.map((g) => g.query),
+    ),
+    keywords: await latencyOf(raw, keywords),
+    wholeInstruction: await latencyOf(
+      raw,
+      goals.map((g) => g.instruction),
+    ),
+  };
+  // A whole search step through the environment (keywords): unseal the token, regenerate the goal,
+  // query, render, seal. Distinct queries, so the env's search cache rarely helps.
+  const env: Environment = createWebshop({ catalogSize: PRODUCTS });
+  const stepLatency: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const { session } = await env.startSession({ split: "train", index: i }, runtime);
+    const s = performance.now();
+    await env.step({ session, action: { content: `search[${keywords[i]}]` } }, runtime);
+    stepLatency.push(performance.now() - s);
+  }
+  const recorded = [];
+  for (let i = 0; i < RECORDED; i++) recorded.push((await playDirect(source, runtime, "train", i)).commands);
+  local.close();
+  return {
+    result: {
+      products: PRODUCTS,
+      loadSeconds: Number((loadMs / 1000).toFixed(2)),
+      query,
+      keywordSearchStep: {
+        count: stepLatency.length,
+        p50Ms: pct(stepLatency, 0.5),
+        p99Ms: pct(stepLatency, 0.99),
+      },
+    },
+    recorded,
+  };
+}
+
+function startHost(
+  secrets: Record<string, string>,
+  dbPath: string,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/bench/webshop-host.ts"], {
+    env: {
+      ...process.env,
+      EDGEGYM_BENCH_BINDINGS: JSON.stringify(secrets),
+      EDGEGYM_BENCH_DB: dbPath,
+      EDGEGYM_BENCH_PRODUCTS: String(PRODUCTS),
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.once("data", (d: Buffer) => resolve({ child, port: JSON.parse(d.toString()).port }));
+    child.once("exit", (code) => reject(new Error(`webshop host exited with ${code}`)));
+  });
+}
+
+/** Replays the expert's recorded episodes (the env is deterministic) at concurrency 64: sessions and steps only. */
+async function loadBench(dir: string, secrets: Record<string, string>, recorded: string[][]) {
+  // The host reuses the catalog file the search bench loaded, so it starts serving at once.
+  const { child, port } = await startHost(secrets, join(dir, "catalog.db"));
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
+  const post = async (route: string, body: unknown) => {
+    const res = await pool.request({
+      method: "POST",
+      path: `/envs/webshop/v1${route}`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.body.json()) as { session: string; reward?: number; done?: boolean };
+    if (res.statusCode >= 300) throw new Error(`${route}: ${res.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  };
+  try {
+    await post("/sessions", { split: "train", index: 0 });
+    const latency: number[] = [];
+    let [steps, episodes, solved, errors, next] = [0, 0, 0, 0, 0];
+    const stopAt = performance.now() + DURATION_MS;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < stopAt) {
+          const index = next++ % recorded.length;
+          try {
+            let { session } = await post("/sessions", { split: "train", index });
+            for (const content of recorded[index] ?? []) {
+              const s = performance.now();
+              const r = await post("/step", { session, action: { content } });
+              latency.push(performance.now() - s);
+              steps++;
+              session = r.session;
+              if (r.done) {
+                episodes++;
+                if (r.reward === 1) solved++;
+                break;
+              }
+            }
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    return {
+      concurrency: CONCURRENCY,
+      products: PRODUCTS,
+      stepsPerSecond: Number((steps / seconds).toFixed(1)),
+      stepP50Ms: pct(latency, 0.5),
+      stepP99Ms: pct(latency, 0.99),
+      steps,
+      episodes,
+      expertSolved: solved,
+      errors,
+    };
+  } finally {
+    await pool.close();
+    child.kill("SIGTERM");
+  }
+}
+
+const dir = await mkdtemp(join(tmpdir(), "edgegym-bench-webshop-"));
+try {
+  const secrets = await generateSecrets();
+  const expert = await expertRates(secrets);
+  const { result: catalog10k, recorded } = await searchBench(dir, secrets);
+  const http = await loadBench(dir, secrets, recorded);
+  // Other work on the machine inflates every figure: the 1-minute load average says how much.
+  const loadAverage = loadavg()[0];
+  console.log(
+    JSON.stringify(
+      { bench: "webshop", node: process.version, loadAverage, expert, catalog10k, http },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
