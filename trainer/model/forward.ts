@@ -1,6 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
+import { matmul, matmulT } from "./matmul.js";
 import { type RopeTables, rotateColumns } from "./rope.js";
 import type { LayerWeights, Weights } from "./weights.js";
 
@@ -47,7 +48,7 @@ export function qkvHeads(
   const hd = headDim(c);
   const qkWidth = (c.nHeads + c.nKvHeads) * hd;
   const vWidth = c.nKvHeads * hd;
-  let x: tf.Tensor = tf.matMul(a, proj.w);
+  let x: tf.Tensor = matmul(a, proj.w);
   if (proj.b) x = tf.add(x, proj.b);
   const t = a.shape[0] / batch;
   x = tf.reshape(x, [batch, t, 2 * qkWidth + vWidth]);
@@ -73,16 +74,16 @@ export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: 
   const tk = k.shape[2];
   const g = c.nHeads / c.nKvHeads;
   const qg = tf.reshape(q, [b, c.nKvHeads, g * tq, hd]);
-  const scores = tf.reshape(tf.matMul(qg, k, false, true), [b, c.nKvHeads, g, tq, tk]);
+  const scores = tf.reshape(matmulT(qg, k), [b, c.nKvHeads, g, tq, tk]);
   const p = tf.reshape(tf.softmax(tf.add(scores, mask)), [b, c.nKvHeads, g * tq, tk]);
-  const o = tf.reshape(tf.matMul(p, v), [b, c.nHeads, tq, hd]);
+  const o = tf.reshape(matmul(p, v), [b, c.nHeads, tq, hd]);
   return tf.reshape(tf.transpose(o, [0, 2, 1, 3]), [b * tq, c.nHeads * hd]) as tf.Tensor2D;
 }
 
 /** SwiGLU MLP: down(silu(gate(a)) · up(a)). */
 export function mlp(a: tf.Tensor2D, l: LayerWeights): tf.Tensor2D {
-  const [gate, up] = tf.split(tf.matMul(a, l.gateUp), 2, 1);
-  return tf.matMul(tf.mul(tf.mul(gate as tf.Tensor, tf.sigmoid(gate as tf.Tensor)), up as tf.Tensor), l.down);
+  const [gate, up] = tf.split(matmul(a, l.gateUp), 2, 1);
+  return matmul(tf.mul(tf.mul(gate as tf.Tensor, tf.sigmoid(gate as tf.Tensor)), up as tf.Tensor), l.down);
 }
 
 /** `[T, T]` additive causal mask. */
@@ -91,12 +92,13 @@ export function causalMask(t: number): tf.Tensor2D {
 }
 
 /**
- * Token embedding as one-hot @ table: a matmul has a gradient on every backend, while gather's needs
+ * Token embedding as one-hot @ table (one-hot made as int32 and cast: the wasm OneHot kernel writes
+ * int bits into float32 outputs): a matmul has a gradient on every backend, while gather's needs
  * UnsortedSegmentSum, which the wasm backend lacks.
  */
 export function embedTrainable(ids: tf.Tensor2D, embed: tf.Tensor2D): tf.Tensor2D {
   const flat = tf.reshape(ids, [-1]) as tf.Tensor1D;
-  return tf.matMul(tf.oneHot(flat, embed.shape[0]), embed);
+  return matmul(tf.cast(tf.oneHot(flat, embed.shape[0]), "float32") as tf.Tensor2D, embed);
 }
 
 /**
@@ -114,7 +116,7 @@ export function forwardHidden(w: Weights, ids: tf.Tensor2D, c: ModelConfig, r: R
   for (const l of w.layers) {
     const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
     const { q, k, v } = qkvHeads(a, projection(l, c, r), c, b, cos, sin);
-    h = tf.add(h, tf.matMul(attention(q, k, v, mask, c), l.o));
+    h = tf.add(h, matmul(attention(q, k, v, mask, c), l.o));
     const m = rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
     h = tf.add(h, mlp(m, l));
   }
@@ -123,5 +125,5 @@ export function forwardHidden(w: Weights, ids: tf.Tensor2D, c: ModelConfig, r: R
 
 /** Final hidden `[N, D]` → logits `[N, V]`. */
 export function lmHead(hidden: tf.Tensor2D, w: Weights): tf.Tensor2D {
-  return w.lmHead ? tf.matMul(hidden, w.lmHead) : tf.matMul(hidden, w.embed, false, true);
+  return w.lmHead ? matmul(hidden, w.lmHead) : matmulT(hidden, w.embed);
 }

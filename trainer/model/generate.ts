@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../environments/kit/random.js";
 import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
 import { attention, lmHead, MASKED, mlp, projection, qkvHeads, rmsNorm } from "./forward.js";
+import { matmul } from "./matmul.js";
 import type { RopeTables } from "./rope.js";
 import { drawToken } from "./sampler.js";
 import type { Weights } from "./weights.js";
@@ -55,7 +56,7 @@ function prefill(
       const { q, k, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
       cache.k.push(k);
       cache.v.push(v);
-      h = tf.add(h, tf.matMul(attention(q, k, v, mask, c), l.o));
+      h = tf.add(h, matmul(attention(q, k, v, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
     });
     const last = tf.reshape(tf.slice(tf.reshape(h, [n, length, -1]), [0, length - 1, 0], [n, 1, -1]), [
@@ -95,7 +96,7 @@ function decodeStep(
       const vc = tf.concat([cache.v[i] as tf.Tensor4D, v], 2);
       next.k.push(kc);
       next.v.push(vc);
-      h = tf.add(h, tf.matMul(attention(q, kc, vc, mask, c), l.o));
+      h = tf.add(h, matmul(attention(q, kc, vc, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
     });
     return {

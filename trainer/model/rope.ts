@@ -1,6 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
+import { matmul } from "./matmul.js";
 
 /**
  * Rotary position tables for the fused q|k columns (`(H + KV)·hd` wide). HF's rotate-half form is
@@ -51,7 +52,7 @@ export function ropeTables(c: ModelConfig): RopeTables {
 export function rotateColumns(w: tf.Tensor2D, rotate: tf.Tensor2D): tf.Tensor2D {
   const [rows, cols] = w.shape;
   const hd = rotate.shape[0];
-  return tf.reshape(tf.matMul(tf.reshape(w, [(rows * cols) / hd, hd]), rotate), [rows, cols]);
+  return tf.reshape(matmul(tf.reshape(w, [(rows * cols) / hd, hd]), rotate), [rows, cols]);
 }
 
 export function disposeRope(t: RopeTables): void {

@@ -9,6 +9,7 @@ import type {
 } from "../policy/types.js";
 import { forwardHidden, lmHead } from "./forward.js";
 import { generate } from "./generate.js";
+import { matmul } from "./matmul.js";
 import { disposeRope, type RopeTables, ropeTables } from "./rope.js";
 import { disposeWeights, initWeights, type Weights, weightList } from "./weights.js";
 
@@ -50,7 +51,10 @@ export class Transformer implements PolicyModel {
     const out = tf.tidy(() => {
       const hidden = this.hidden(ids);
       const logp = tf.logSoftmax(lmHead(hidden, this.weights));
-      const picked = tf.oneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, this.config.vocabSize);
+      const picked = tf.cast(
+        tf.oneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, this.config.vocabSize),
+        "float32",
+      );
       const result: Record<string, tf.Tensor2D> = {
         logprobs: tf.reshape(tf.sum(tf.mul(logp, picked), -1), [b, t]),
       };
@@ -82,6 +86,6 @@ export class Transformer implements PolicyModel {
 
   private valueHeadOf(hidden: tf.Tensor2D, b: number, t: number): tf.Tensor2D {
     const head = this.weights.valueHead as NonNullable<Weights["valueHead"]>;
-    return tf.reshape(tf.add(tf.matMul(hidden, head.weight), head.bias), [b, t]);
+    return tf.reshape(tf.add(matmul(hidden, head.weight), head.bias), [b, t]);
   }
 }

@@ -1,0 +1,83 @@
+/**
+ * `npm run bench:trainer [-- --preset reference|small] [--backend wasm|cpu|...]`: training tokens/s
+ * (forward + backward + Adam on full `[batch, seq]` rows) and sampling tokens/s (batch 64 with the KV
+ * cache, 32-token prompts, 64 new tokens), printed as JSON. The reference preset is the issue's shapes:
+ * vocab 96, d_model 128, 2 layers, 4 heads, sequence 96, batch 8 (SwiGLU width 352 ≈ the 4·d ReLU MLP's
+ * parameter count).
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { parseArgs } from "node:util";
+import { rng } from "../../environments/kit/random.js";
+import { initBackend, isBackendName } from "../../trainer/backend/backend.js";
+import { createModel } from "../../trainer/model/create-model.js";
+import { createAdam } from "../../trainer/policy/optimizer-step.js";
+import type { ModelConfig } from "../../trainer/policy/types.js";
+import { sftStep } from "../../trainer/sft/sft-step.js";
+
+const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch: number }> = {
+  reference: {
+    model: { vocabSize: 96, dModel: 128, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 352, contextLength: 160 },
+    seq: 96,
+    batch: 8,
+  },
+  small: {
+    model: { vocabSize: 268, dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 176, contextLength: 160 },
+    seq: 96,
+    batch: 8,
+  },
+};
+
+const { values } = parseArgs({
+  options: {
+    preset: { type: "string", default: "reference" },
+    backend: { type: "string" },
+    steps: { type: "string", default: "10" },
+    "sample-batch": { type: "string", default: "64" },
+    "prompt-len": { type: "string", default: "32" },
+    "new-tokens": { type: "string", default: "64" },
+  },
+});
+
+const preset = PRESETS[values.preset];
+if (!preset) throw new Error(`unknown preset ${values.preset}: use ${Object.keys(PRESETS).join(", ")}`);
+if (values.backend !== undefined && !isBackendName(values.backend)) throw new Error(`unknown backend ${values.backend}`);
+const backend = await initBackend(values.backend);
+if (!backend.ok) throw new Error(backend.error);
+const made = createModel(preset.model, { seed: 1 });
+if (!made.ok) throw new Error(made.error);
+const model = made.value;
+const vocab = model.config.vocabSize;
+const random = rng(7);
+const row = (n: number) => Array.from({ length: n }, () => random.int(0, vocab - 1));
+
+const batch = {
+  ids: Array.from({ length: preset.batch }, () => row(preset.seq)),
+  targets: Array.from({ length: preset.batch }, () => row(preset.seq)),
+  mask: Array.from({ length: preset.batch }, () => Array(preset.seq).fill(1)),
+};
+const adam = createAdam({ learningRate: 1e-4 });
+for (let i = 0; i < 2; i++) sftStep(model, adam, batch);
+const steps = Number(values.steps);
+let started = performance.now();
+for (let i = 0; i < steps; i++) sftStep(model, adam, batch);
+const trainSeconds = (performance.now() - started) / 1000;
+
+const prompts = Array.from({ length: Number(values["sample-batch"]) }, () => row(Number(values["prompt-len"])));
+const opts = { maxNewTokens: Number(values["new-tokens"]), temperature: 1, topP: 1, stopIds: [], seed: 1 };
+await model.sample(prompts.slice(0, 4), { ...opts, maxNewTokens: 4 });
+started = performance.now();
+const out = await model.sample(prompts, opts);
+const sampleSeconds = (performance.now() - started) / 1000;
+const sampled = out.tokens.reduce((a, t) => a + t.length, 0);
+
+console.log(
+  JSON.stringify({
+    backend: backend.value.name,
+    model: { preset: values.preset, ...model.config },
+    train_tokens_per_s: Math.round((steps * preset.batch * preset.seq) / trainSeconds),
+    sample_tokens_per_s: Math.round(sampled / sampleSeconds),
+    train: { batch: preset.batch, seq: preset.seq, steps },
+    sample: { batch: prompts.length, prompt: Number(values["prompt-len"]), new_tokens: opts.maxNewTokens },
+    tensors_alive: tf.memory().numTensors,
+  }),
+);
