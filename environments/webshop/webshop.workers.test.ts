@@ -1,13 +1,25 @@
+import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { describeConformance } from "../../tests/conformance/index.js";
+import { saveDataset } from "../data/datasets.js";
+import { envDb } from "../data/db.js";
 import { createEnvironmentApp } from "../kit/index.js";
-import { createWebshop } from "./index.js";
+import { importWebshopAnnotations, importWebshopProducts } from "./importers.js";
+import { createWebshop, createWebshopReal } from "./index.js";
 
-const secrets = { EDGEGYM_SESSION_KEY: env.EDGEGYM_SESSION_KEY, EDGEGYM_SIGNING_KEY: env.EDGEGYM_SIGNING_KEY };
+const secrets = {
+  EDGEGYM_SESSION_KEY: env.EDGEGYM_SESSION_KEY,
+  EDGEGYM_SIGNING_KEY: env.EDGEGYM_SIGNING_KEY,
+};
 const app = createEnvironmentApp(createWebshop({ catalogSize: 200 }));
 const bindings = { ...secrets, DB: env.DB };
 const send = async (input: string, init?: RequestInit) => app.fetch(new Request(input, init), bindings);
+const json = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 describeConformance("webshop inside workerd (real D1, wink-nlp and fuzzball bundled)", () => ({
   baseUrl: "http://edgegym.test",
@@ -32,12 +44,93 @@ describe("webshop inside workerd", () => {
           body: JSON.stringify(body),
         });
       const { action } = (await (await post("/v1/expert", { session })).json()) as { action: unknown };
-      const r = (await (await post("/v1/step", { session, action })).json()) as typeof last & { session: string };
+      const r = (await (await post("/v1/step", { session, action })).json()) as typeof last & {
+        session: string;
+      };
       session = r.session;
       last = r;
     }
     expect(last.done).toBe(true);
     expect(last.reward).toBe(1);
     expect(last.info.reward_details).toMatchObject({ r_type: 1, query_match: 1, title_score: 1, r_price: 1 });
+  });
+
+  it("is served by the worker entry at /envs/webshop and /envs/webshop-real", async () => {
+    const manifest = (await (await SELF.fetch("http://edgegym.test/envs/webshop/v1/manifest")).json()) as {
+      name: string;
+      limits: { maxSteps: number };
+      splits: Record<string, number>;
+    };
+    expect(manifest).toMatchObject({ name: "webshop", limits: { maxSteps: 15 }, splits: { train: 10_000 } });
+    const res = await SELF.fetch(
+      "http://edgegym.test/envs/webshop-real/v1/sessions",
+      json({ split: "train" }),
+    );
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: "dataset_not_imported" });
+  });
+
+  it("webshop-real makes goals from products and annotations saved in D1, and the expert buys", async () => {
+    const db = envDb({ bindings: { DB: env.DB } });
+    if (!db) throw new Error("no D1 binding");
+    const items = [
+      {
+        asin: "B0LAMP0001",
+        name: "Brass Desk Lamp",
+        pricing: "$25.0",
+        query: "desk lamp",
+        category: "garden",
+        product_category: "Home › Lighting › Lamps",
+        small_description: ["Warm light"],
+        customization_options: { Color: [{ value: "Gold" }, { value: "Black" }] },
+      },
+      {
+        asin: "B0LAMP0002",
+        name: "Steel Floor Lamp",
+        pricing: "$60.0",
+        query: "floor lamp",
+        category: "garden",
+        product_category: "Home › Lighting › Lamps",
+        small_description: ["Tall"],
+      },
+    ];
+    const notes = {
+      B0LAMP0001: {
+        attributes: ["warm light"],
+        instruction: "i need a desk lamp with warm light",
+        instruction_attributes: ["warm light"],
+      },
+    };
+    for (const r of [
+      importWebshopProducts(JSON.stringify(items)),
+      importWebshopAnnotations(JSON.stringify(notes)),
+    ]) {
+      if (!r.ok) throw new Error(r.error);
+      expect((await saveDataset(db, r.value)).ok).toBe(true);
+    }
+    const real = createEnvironmentApp(createWebshopReal());
+    const call = async (path: string, body: unknown) =>
+      (await (await real.fetch(new Request(`http://edgegym.test${path}`, json(body)), bindings)).json()) as {
+        session: string;
+        action: unknown;
+        reward: number;
+        done: boolean;
+      };
+    // One annotated product with two colours: two goals; a tenth, at least one, is test.
+    const manifest = (await (
+      await real.fetch(new Request("http://edgegym.test/v1/manifest"), bindings)
+    ).json()) as {
+      splits: Record<string, number>;
+    };
+    expect(manifest.splits).toEqual({ train: 1, test: 1 });
+    let { session } = await call("/v1/sessions", { split: "train", index: 0 });
+    let last = { reward: 0, done: false };
+    for (let i = 0; i < 15 && !last.done; i++) {
+      const { action } = await call("/v1/expert", { session });
+      const r = await call("/v1/step", { session, action });
+      session = r.session;
+      last = r;
+    }
+    expect(last).toMatchObject({ done: true, reward: 1 });
   });
 });
