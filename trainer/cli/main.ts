@@ -1,4 +1,8 @@
 import { Command } from "commander";
+import { registerDemos } from "./demos.js";
+import { registerEval } from "./eval.js";
+import { registerSft } from "./sft.js";
+import { registerTrain } from "./train.js";
 
 /**
  * The `edgegym` CLI. Each command group lives in its own module under `trainer/cli/` and registers
@@ -8,5 +12,10 @@ const program = new Command()
   .name("edgegym")
   .description("Train and evaluate LLM agents against edgegym/v1 environments; manage the hub.")
   .version("0.1.0");
+
+registerSft(program);
+registerTrain(program);
+registerEval(program);
+registerDemos(program);
 
 await program.parseAsync(process.argv);

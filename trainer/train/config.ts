@@ -99,10 +99,11 @@ export type TrainConfig = z.infer<typeof TrainConfig>;
  * Defaults, then a JSON config file's values, then `key=value` overrides (dotted keys reach nested
  * fields, e.g. `model.dModel=128`; values parse as JSON when they can, else as strings).
  */
-export function resolveTrainConfig(
+export function resolveConfig<T>(
+  schema: z.ZodType<T>,
   base: Record<string, unknown>,
   overrides: readonly string[],
-): Result<TrainConfig> {
+): Result<T> {
   const merged: Record<string, unknown> = structuredClone(base);
   for (const item of overrides) {
     const eq = item.indexOf("=");
@@ -115,10 +116,17 @@ export function resolveTrainConfig(
     }
     target[path.at(-1) as string] = parseValue(item.slice(eq + 1));
   }
-  const parsed = TrainConfig.safeParse(merged);
+  const parsed = schema.safeParse(merged);
   if (!parsed.success)
     return err(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   return ok(parsed.data);
+}
+
+export function resolveTrainConfig(
+  base: Record<string, unknown>,
+  overrides: readonly string[],
+): Result<TrainConfig> {
+  return resolveConfig(TrainConfig, base, overrides);
 }
 
 function parseValue(raw: string): unknown {

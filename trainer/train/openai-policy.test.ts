@@ -61,7 +61,11 @@ describe("eval with a remote OpenAI-compatible policy", () => {
   });
 
   it("drives episodes through tool calling over the manifest's tools and prints a table", async () => {
-    const io = { log: () => {}, saveCheckpoint: async () => {}, loadCheckpoint: async () => err("unused") };
+    const io = {
+      log: () => {},
+      saveCheckpoint: async () => err("unused"),
+      loadCheckpoint: async () => err("unused"),
+    };
     const result = await runEval(
       {
         env: "local:calculator",

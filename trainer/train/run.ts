@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { err, ok, type Result } from "../../shared/result.js";
+import type { Checkpoint } from "../policy/types.js";
 import { writeReport } from "../report/report.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { TrainConfig } from "./config.js";
@@ -49,6 +50,10 @@ export async function runTraining(
   const reference = ref?.value;
   const pad = tokenizer.special.pad;
   let last: Record<string, number> = {};
+  const save = async (dir: string, checkpoint: Checkpoint) => {
+    const saved = await io.saveCheckpoint(dir, checkpoint);
+    io.log(saved.ok ? `checkpoint: ${dir}` : `checkpoint ${dir} failed: ${saved.error}`);
+  };
 
   try {
     for (let iteration = 1; iteration <= config.iterations; iteration++) {
@@ -89,7 +94,7 @@ export async function runTraining(
         trajectories.slice(0, config.logTrajectories).map((t) => trajectoryLine(iteration, t, tokenizer)),
       );
       if (iteration % config.checkpointEvery === 0 && iteration < config.iterations) {
-        await io.saveCheckpoint(run.checkpoint(`iter-${iteration}`), {
+        await save(run.checkpoint(`iter-${iteration}`), {
           model,
           tokenizer,
           optimizer,
@@ -98,7 +103,7 @@ export async function runTraining(
       }
       onIteration(iteration, config.iterations, last);
     }
-    await io.saveCheckpoint(run.checkpoint("final"), {
+    await save(run.checkpoint("final"), {
       model,
       tokenizer,
       optimizer,

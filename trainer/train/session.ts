@@ -14,7 +14,7 @@ import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 /** How commands report: a log line, and checkpoint I/O (the policy package's safetensors format). */
 export type RunIO = {
   log: (line: string) => void;
-  saveCheckpoint: (dir: string, checkpoint: Checkpoint) => Promise<unknown>;
+  saveCheckpoint: (dir: string, checkpoint: Checkpoint) => Promise<Result<void>>;
   loadCheckpoint: (dir: string) => Promise<Result<Checkpoint>>;
 };
 

@@ -2,9 +2,11 @@ import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { rng } from "../../environments/kit/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
+import { clipGradNorm } from "../algos/index.js";
+import type { PolicyModel } from "../policy/types.js";
 import { BACKENDS } from "../policy/types.js";
 import { collectDemos } from "../rollout/demos.js";
-import { sftStep } from "../sft/sft-step.js";
+import { maskedNll, type SftBatch } from "../sft/sft-step.js";
 import { buildBatch } from "./batch.js";
 import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
 import { episodeMetrics } from "./summary.js";
@@ -108,14 +110,14 @@ export async function runSft(
     for (let from = 0; from < order.length; from += config.batchRows) {
       const rows = order.slice(from, from + config.batchRows);
       const pick = (m: number[][]) => rows.map((r) => m[r] as number[]);
-      const stats = sftStep(
+      const mask = pick(batch.mask);
+      loss += sftUpdate(
         model,
         optimizer,
-        { ids: pick(batch.ids), targets: pick(batch.targets), mask: pick(batch.mask) },
-        { maxGradNorm: config.maxGradNorm },
+        { ids: pick(batch.ids), targets: pick(batch.targets), mask },
+        config.maxGradNorm,
       );
-      loss += stats.loss;
-      tokens += stats.tokens;
+      tokens += mask.flat().reduce((a, b) => a + b, 0);
       steps++;
     }
     const seconds = (performance.now() - t0) / 1000;
@@ -124,11 +126,39 @@ export async function runSft(
     onEpoch(epoch, config.epochs, last);
   }
   const checkpoint = run.checkpoint("final");
-  await io.saveCheckpoint(checkpoint, {
+  const saved = await io.saveCheckpoint(checkpoint, {
     model,
     tokenizer,
     optimizer,
     meta: { step: config.epochs, kind: "sft", env: manifest.name },
   });
+  if (!saved.ok) return err(`cannot save ${checkpoint}: ${saved.error}`);
+  io.log(`checkpoint: ${checkpoint}`);
   return ok({ checkpoint, last });
+}
+
+/**
+ * One masked next-token step on assistant tokens. Variables outside the loss (the value head) get no
+ * gradient and are left alone. Returns the loss.
+ */
+function sftUpdate(
+  model: PolicyModel,
+  optimizer: tf.Optimizer,
+  batch: SftBatch,
+  maxGradNorm: number,
+): number {
+  const { value, grads } = tf.tidy(() => {
+    const ids = tf.tensor2d(batch.ids, undefined, "int32");
+    const targets = tf.tensor2d(batch.targets, undefined, "int32");
+    const mask = tf.tensor2d(batch.mask);
+    return tf.variableGrads(
+      () => maskedNll(model.logprobsOf(ids, targets), mask),
+      model.trainableVariables as tf.Variable[],
+    );
+  });
+  const clipped = clipGradNorm(grads, maxGradNorm);
+  optimizer.applyGradients(clipped.grads);
+  const loss = value.dataSync()[0] as number;
+  tf.dispose([value, ...Object.values(grads), ...Object.values(clipped.grads)]);
+  return loss;
 }

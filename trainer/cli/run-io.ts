@@ -1,0 +1,23 @@
+import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
+import type { RunIO } from "../train/session.js";
+
+/** The CLI's run I/O: log lines on stderr, checkpoints in the policy package's format. */
+export const cliIO: RunIO = {
+  log: (line) => process.stderr.write(`edgegym: ${line}\n`),
+  saveCheckpoint,
+  loadCheckpoint,
+};
+
+/** Collects a repeatable option into a list. */
+export const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** Named CLI options as `key=value` overrides (only those given). */
+export function overridesFrom(opts: Record<string, unknown>, keys: readonly string[]): string[] {
+  return keys.flatMap((k) => (opts[k] === undefined ? [] : [`${k}=${String(opts[k])}`]));
+}
+
+/** Prints a failure without a stack trace and sets a failing exit code. */
+export function fail(message: string): void {
+  process.stderr.write(`edgegym: ${message}\n`);
+  process.exitCode = 1;
+}
