@@ -1,5 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveDataset } from "../data/datasets.js";
 import { type LocalDb, openLocalDb } from "../data/local-db.js";
@@ -62,6 +64,20 @@ describe("calculator-gsm8k over HTTP on Node", () => {
       );
       await s.close();
     }
+  });
+
+  it("reads a database without migrations as nothing imported, and says to apply them", async () => {
+    const client = createClient({ url: ":memory:" });
+    const s = await serveWith({ ...secrets, EDGEGYM_DB: drizzle(client) });
+    const manifest = await (await fetch(`${s.url}/v1/manifest`)).json();
+    expect(manifest.splits).toEqual({ train: 0, test: 0 });
+    const res = await post(`${s.url}/v1/sessions`, { split: "test" });
+    expect(res.status).toBe(404);
+    const problem = (await res.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("dataset_not_imported");
+    expect(problem.detail).toContain("apply migrations");
+    await s.close();
+    client.close();
   });
 
   it("serves imported tasks, with the dataset hash in the content hash, and its expert solves them", async () => {

@@ -14,11 +14,34 @@ export type DatasetSourceOptions = {
   heldOut?: readonly string[];
 };
 
-function notImported(opts: DatasetSourceOptions, runtime: EnvRuntime): EdgegymError {
-  const where = envDb(runtime) === undefined ? "this host has no database binding (DB or EDGEGYM_DB); " : "";
+/** A database without the project's migrations (a fresh local D1): the dataset tables don't exist. */
+function isMissingSchema(e: unknown): boolean {
+  const messages = [e, (e as { cause?: unknown } | undefined)?.cause].map((x) =>
+    x instanceof Error ? x.message : "",
+  );
+  return messages.some((m) => /no such table/i.test(m));
+}
+
+/** Runs a read; a database without the dataset tables reads as "nothing imported". */
+async function orNothing<T>(read: () => Promise<T>, nothing: T): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isMissingSchema(e)) return nothing;
+    throw e;
+  }
+}
+
+async function notImported(opts: DatasetSourceOptions, runtime: EnvRuntime): Promise<EdgegymError> {
+  const db = envDb(runtime);
+  let why = "";
+  if (db === undefined) why = "this host has no database binding (DB or EDGEGYM_DB); ";
+  else if (await datasetHash(db, opts.dataset).then(() => false, isMissingSchema)) {
+    why = "the database has no dataset tables (apply migrations: npx wrangler d1 migrations apply edgegym); ";
+  }
   return new EdgegymError(
     "dataset_not_imported",
-    `${where}dataset "${opts.dataset}" has not been imported; run: ${opts.importHint}`,
+    `${why}dataset "${opts.dataset}" has not been imported; run: ${opts.importHint}`,
   );
 }
 
@@ -31,19 +54,23 @@ export function datasetTaskSource<T>(opts: DatasetSourceOptions): TaskSource<T> 
   return {
     id: async (runtime) => {
       const db = envDb(runtime);
-      const hash = db === undefined ? undefined : await datasetHash(db, opts.dataset);
+      const hash =
+        db === undefined ? undefined : await orNothing(() => datasetHash(db, opts.dataset), undefined);
       return `dataset:${opts.dataset}:${hash ?? "none"}`;
     },
     splits: opts.splits,
     ...(opts.heldOut === undefined ? {} : { heldOut: opts.heldOut }),
     count: async (split, runtime) => {
       const db = envDb(runtime);
-      return db === undefined ? 0 : countTasks(db, opts.dataset, split);
+      return db === undefined ? 0 : orNothing(() => countTasks(db, opts.dataset, split), 0);
     },
     get: async (split, index, runtime) => {
       const db = envDb(runtime);
-      const task = db === undefined ? undefined : await getTask<T>(db, opts.dataset, split, index);
-      if (task === undefined) throw notImported(opts, runtime);
+      const task =
+        db === undefined
+          ? undefined
+          : await orNothing(() => getTask<T>(db, opts.dataset, split, index), undefined);
+      if (task === undefined) throw await notImported(opts, runtime);
       return task;
     },
   };
@@ -60,7 +87,7 @@ export function requireDataset(env: Environment, opts: DatasetSourceOptions): En
     async startSession(request, runtime, now) {
       if (opts.splits.includes(request.split)) {
         const count = await env.definition.tasks.count(request.split, runtime);
-        if (count === 0) throw notImported(opts, runtime);
+        if (count === 0) throw await notImported(opts, runtime);
       }
       return env.startSession(request, runtime, now);
     },
