@@ -4,7 +4,7 @@
  * this process, so on a 2-core machine server and client share the CPU like the issue's targets assume.
  */
 import { spawn } from "node:child_process";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -32,12 +32,12 @@ async function startNode(bindings: Record<string, string>) {
     createInterface({ input: child.stdout }).once("line", (l) => done(l)),
   );
   const { port } = JSON.parse(line) as { port: number };
-  return { origin: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") };
+  return { origin: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill("SIGTERM") };
 }
 
-async function measure(origin: string): Promise<LoadResult[]> {
+async function measure(origin: string, pid: number | undefined): Promise<LoadResult[]> {
   const out: LoadResult[] = [];
-  for (const c of levels) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs));
+  for (const c of levels) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pid));
   return out;
 }
 
@@ -46,11 +46,13 @@ const report: Record<string, unknown> = {
   benchmark: "calculator episodes (session + expert steps), steps/s and step latency",
   cpus: cpus().length,
   secondsPerLevel: durationMs / 1000,
+  /** Other load on the machine skews every figure but serverCpuMicrosPerStep. */
+  loadAverageAtStart: loadavg()[0],
 };
 for (const target of targets) {
   const host = target === "workerd" ? await startWorkerd(bindings) : await startNode(bindings);
   try {
-    report[target] = await measure(host.origin);
+    report[target] = await measure(host.origin, host.pid);
   } finally {
     host.stop();
   }

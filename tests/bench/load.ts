@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Pool } from "undici";
 import { formatNumber } from "../../environments/calculator/evaluator.js";
 import { proceduralTask } from "../../environments/calculator/tasks.js";
@@ -13,7 +14,20 @@ export type LoadResult = {
   /** Requests of any kind per second: steps plus the session starts. */
   requestsPerSecond: number;
   errors: number;
+  /** Server CPU (all threads) per step, session starts included: independent of the client and of other load. */
+  serverCpuMicrosPerStep?: number;
 };
+
+/** CPU time of a process in µs (Linux `/proc/<pid>/stat`, utime + stime at 100 ticks/s). */
+export function processCpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The expert's actions for a calculator task, computed client-side so the load is only sessions and steps. */
 function expertActions(index: number): string[] {
@@ -37,6 +51,7 @@ export async function runLoad(
   base: string,
   concurrency: number,
   durationMs: number,
+  serverPid?: number,
   warmupMs = 500,
 ): Promise<LoadResult> {
   const url = new URL(base);
@@ -55,7 +70,8 @@ export async function runLoad(
   };
   const latencies: number[] = [];
   let measuring = false;
-  let [steps, episodes, sessions, errors] = [0, 0, 0, 0];
+  let [steps, episodes, sessions, errors, allSteps] = [0, 0, 0, 0, 0];
+  const cpuBefore = serverPid === undefined ? undefined : processCpuMicros(serverPid);
   const stopAt = performance.now() + warmupMs + durationMs;
   let started = 0;
   setTimeout(() => {
@@ -72,6 +88,7 @@ export async function runLoad(
         for (const content of ep.actions) {
           const t0 = performance.now();
           const r = await post("/v1/step", { session, action: { content } });
+          allSteps++;
           if (measuring) {
             latencies.push(performance.now() - t0);
             steps++;
@@ -87,6 +104,7 @@ export async function runLoad(
   };
   await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i * 37)));
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = serverPid === undefined ? undefined : processCpuMicros(serverPid);
   await pool.close();
   const sorted = Float64Array.from(latencies).sort();
   const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -99,5 +117,8 @@ export async function runLoad(
     episodes,
     requestsPerSecond: Math.round((steps + sessions) / elapsed),
     errors,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined
+      ? { serverCpuMicrosPerStep: Math.round((cpuAfter - cpuBefore) / Math.max(allSteps, 1)) }
+      : {}),
   };
 }

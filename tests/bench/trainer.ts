@@ -5,8 +5,9 @@
  * vocab 96, d_model 128, 2 layers, 4 heads, sequence 96, batch 8 (SwiGLU width 352 ≈ the 4·d ReLU MLP's
  * parameter count).
  */
-import * as tf from "@tensorflow/tfjs-core";
+
 import { parseArgs } from "node:util";
+import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../environments/kit/random.js";
 import { initBackend, isBackendName } from "../../trainer/backend/backend.js";
 import { createModel } from "../../trainer/model/create-model.js";
@@ -40,7 +41,8 @@ const { values } = parseArgs({
 
 const preset = PRESETS[values.preset];
 if (!preset) throw new Error(`unknown preset ${values.preset}: use ${Object.keys(PRESETS).join(", ")}`);
-if (values.backend !== undefined && !isBackendName(values.backend)) throw new Error(`unknown backend ${values.backend}`);
+if (values.backend !== undefined && !isBackendName(values.backend))
+  throw new Error(`unknown backend ${values.backend}`);
 const backend = await initBackend(values.backend);
 if (!backend.ok) throw new Error(backend.error);
 const made = createModel(preset.model, { seed: 1 });
@@ -62,7 +64,9 @@ let started = performance.now();
 for (let i = 0; i < steps; i++) sftStep(model, adam, batch);
 const trainSeconds = (performance.now() - started) / 1000;
 
-const prompts = Array.from({ length: Number(values["sample-batch"]) }, () => row(Number(values["prompt-len"])));
+const prompts = Array.from({ length: Number(values["sample-batch"]) }, () =>
+  row(Number(values["prompt-len"])),
+);
 const opts = { maxNewTokens: Number(values["new-tokens"]), temperature: 1, topP: 1, stopIds: [], seed: 1 };
 await model.sample(prompts.slice(0, 4), { ...opts, maxNewTokens: 4 });
 started = performance.now();

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,13 +20,22 @@ async function freePort(): Promise<number> {
 
 const capnpString = (s: string) => JSON.stringify(s);
 
+/** Every module wrangler wrote: the entry first, then wasm, data and extra JS chunks it references. */
+function modules(dir: string): string {
+  const kind = (f: string) => (f.endsWith(".wasm") ? "wasm" : /\.m?js$/.test(f) ? "esModule" : "data");
+  const files = readdirSync(dir).filter((f) => f !== "worker.js" && f !== "README.md" && !f.endsWith(".map"));
+  return ["worker.js", ...files]
+    .map((f) => `(name = ${capnpString(f)}, ${kind(f)} = embed ${capnpString(f)})`)
+    .join(", ");
+}
+
 /**
  * The worker bundled by `wrangler deploy --dry-run` and served by the workerd binary alone, without
  * wrangler dev's proxy. No D1 binding: environments fall back to their built-in tasks.
  */
 export async function startWorkerd(
   bindings: Record<string, string>,
-): Promise<{ origin: string; stop: () => void }> {
+): Promise<{ origin: string; pid: number | undefined; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "edgegym-bench-"));
   execFileSync(join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", dir], {
     cwd: ROOT,
@@ -45,9 +54,8 @@ const config :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
-  modules = [(name = "worker.js", esModule = embed "worker.js")],
+  modules = [${modules(dir)}],
   compatibilityDate = "2026-10-01",
-  compatibilityFlags = ["nodejs_compat"],
   bindings = [${texts}],
 );
 `,
@@ -59,7 +67,8 @@ const worker :Workerd.Worker = (
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     try {
-      if ((await fetch(`${origin}/envs`)).ok) return { origin, stop: () => child.kill("SIGTERM") };
+      if ((await fetch(`${origin}/envs`)).ok)
+        return { origin, pid: child.pid, stop: () => child.kill("SIGTERM") };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
