@@ -35,7 +35,7 @@ export function projection(
 
 /**
  * q, k, v for `[B, T, D]`-shaped activations `a` (given as `[B·T, D]`) at rotary rows `cos`/`sin`
- * (broadcastable to `[B, T, (H + KV)·hd]`). Returns q `[B, H, T, hd]`, k and v `[B, KV, T, hd]`.
+ * (broadcastable to `[B, T, (H + KV)·hd]`). Returns q `[B, H, T, hd]`, kT `[B, KV, hd, T]`, v `[B, KV, T, hd]`.
  */
 export function qkvHeads(
   a: tf.Tensor2D,
@@ -44,7 +44,7 @@ export function qkvHeads(
   batch: number,
   cos: tf.Tensor,
   sin: tf.Tensor,
-): { q: tf.Tensor4D; k: tf.Tensor4D; v: tf.Tensor4D } {
+): { q: tf.Tensor4D; kT: tf.Tensor4D; v: tf.Tensor4D } {
   const hd = headDim(c);
   const qkWidth = (c.nHeads + c.nKvHeads) * hd;
   const vWidth = c.nKvHeads * hd;
@@ -58,23 +58,31 @@ export function qkvHeads(
     tf.Tensor3D,
   ];
   const roped = tf.add(tf.mul(qk, cos), tf.mul(qkRot, sin));
-  const heads = tf.transpose(tf.reshape(roped, [batch, t, c.nHeads + c.nKvHeads, hd]), [0, 2, 1, 3]);
-  const [q, k] = tf.split(heads, [c.nHeads, c.nKvHeads], 1) as [tf.Tensor4D, tf.Tensor4D];
+  const [qPart, kPart] = tf.split(roped, [c.nHeads * hd, c.nKvHeads * hd], 2);
+  const q = tf.transpose(
+    tf.reshape(qPart as tf.Tensor, [batch, t, c.nHeads, hd]),
+    [0, 2, 1, 3],
+  ) as tf.Tensor4D;
+  // Keys are kept transposed, [B, KV, hd, T], so scores need no transpose (nor the cache one per step).
+  const kT = tf.transpose(
+    tf.reshape(kPart as tf.Tensor, [batch, t, c.nKvHeads, hd]),
+    [0, 2, 3, 1],
+  ) as tf.Tensor4D;
   const vh = tf.transpose(tf.reshape(v, [batch, t, c.nKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
-  return { q, k, v: vh };
+  return { q, kT, v: vh };
 }
 
 /**
  * Grouped-query attention without repeating k/v: the G = H/KV query heads sharing a kv head are
- * stacked along the query axis. q `[B, H, Tq, hd]` (already scaled), k/v `[B, KV, Tk, hd]`, `mask`
+ * stacked along the query axis. q `[B, H, Tq, hd]` (already scaled), kT `[B, KV, hd, Tk]`, v `[B, KV, Tk, hd]`, `mask`
  * additive and broadcastable to `[B, KV, G, Tq, Tk]`. Returns `[B·Tq, H·hd]`.
  */
-export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
+export function attention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
   const [b, , tq, hd] = q.shape;
-  const tk = k.shape[2];
+  const tk = kT.shape[3];
   const g = c.nHeads / c.nKvHeads;
   const qg = tf.reshape(q, [b, c.nKvHeads, g * tq, hd]);
-  const scores = tf.reshape(matmulT(qg, k), [b, c.nKvHeads, g, tq, tk]);
+  const scores = tf.reshape(matmul(qg, kT), [b, c.nKvHeads, g, tq, tk]);
   const p = tf.reshape(tf.softmax(tf.add(scores, mask)), [b, c.nKvHeads, g * tq, tk]);
   const o = tf.reshape(matmul(p, v), [b, c.nHeads, tq, hd]);
   return tf.reshape(tf.transpose(o, [0, 2, 1, 3]), [b * tq, c.nHeads * hd]) as tf.Tensor2D;
@@ -115,8 +123,8 @@ export function forwardHidden(w: Weights, ids: tf.Tensor2D, c: ModelConfig, r: R
   let h = embedTrainable(ids, w.embed as tf.Tensor2D);
   for (const l of w.layers) {
     const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-    const { q, k, v } = qkvHeads(a, projection(l, c, r), c, b, cos, sin);
-    h = tf.add(h, matmul(attention(q, k, v, mask, c), l.o));
+    const { q, kT, v } = qkvHeads(a, projection(l, c, r), c, b, cos, sin);
+    h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
     const m = rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
     h = tf.add(h, mlp(m, l));
   }

@@ -8,7 +8,8 @@ import { drawToken } from "./sampler.js";
 import type { Weights } from "./weights.js";
 
 type Cache = {
-  k: tf.Tensor4D[];
+  /** Keys transposed, `[B, KV, hd, S]`. */
+  kT: tf.Tensor4D[];
   v: tf.Tensor4D[];
 };
 
@@ -50,13 +51,13 @@ function prefill(
     const sin = tf.reshape(tf.gather(r.sin, pos), [n, length, -1]);
     const mask = prefixMask(pads, length);
     let h = tf.gather(w.embed, tf.tensor1d(ids, "int32")) as tf.Tensor2D;
-    const cache: Cache = { k: [], v: [] };
+    const cache: Cache = { kT: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-      const { q, k, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
-      cache.k.push(k);
+      const { q, kT, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
+      cache.kT.push(kT);
       cache.v.push(v);
-      h = tf.add(h, matmul(attention(q, k, v, mask, c), l.o));
+      h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
     });
     const last = tf.reshape(tf.slice(tf.reshape(h, [n, length, -1]), [0, length - 1, 0], [n, 1, -1]), [
@@ -88,13 +89,13 @@ function decodeStep(
     const keys = keyMask.length / n;
     const mask = tf.tensor(keyMask, [n, 1, 1, 1, keys]);
     let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;
-    const next: Cache = { k: [], v: [] };
+    const next: Cache = { kT: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-      const { q, k, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
-      const kc = tf.concat([cache.k[i] as tf.Tensor4D, k], 2);
+      const { q, kT, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
+      const kc = tf.concat([cache.kT[i] as tf.Tensor4D, kT], 3);
       const vc = tf.concat([cache.v[i] as tf.Tensor4D, v], 2);
-      next.k.push(kc);
+      next.kT.push(kc);
       next.v.push(vc);
       h = tf.add(h, matmul(attention(q, kc, vc, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
@@ -107,14 +108,14 @@ function decodeStep(
 }
 
 function disposeCache(cache: Cache): void {
-  tf.dispose([...cache.k, ...cache.v]);
+  tf.dispose([...cache.kT, ...cache.v]);
 }
 
 /** Keeps only the cache rows in `rows`. */
 function selectRows(cache: Cache, rows: number[]): Cache {
   return tf.tidy(() => {
     const index = tf.tensor1d(rows, "int32");
-    return { k: cache.k.map((t) => tf.gather(t, index)), v: cache.v.map((t) => tf.gather(t, index)) };
+    return { kT: cache.kT.map((t) => tf.gather(t, index)), v: cache.v.map((t) => tf.gather(t, index)) };
   });
 }
 
