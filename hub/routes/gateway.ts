@@ -3,9 +3,8 @@ import { EdgegymError } from "../../shared/errors.js";
 import type { HubApp, RouteDeps } from "../app.js";
 import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
-import { readableEnv } from "../registry/access.js";
-import { resolveVersion } from "../registry/resolve.js";
-import { callUpstream, upstreamOf } from "../registry/upstream.js";
+import { gatewayTarget } from "../registry/target.js";
+import { callUpstream } from "../registry/upstream.js";
 import { parseRef } from "../registry/versions.js";
 import { problems, Slug } from "../schemas.js";
 
@@ -53,19 +52,17 @@ export function registerGatewayRoutes(app: HubApp, { fetch }: RouteDeps): void {
       throw new EdgegymError("not_found", `no route ${c.req.method} ${c.req.path}`);
     }
     const team = readerTeam(c.get("principal"));
-    const db = hubDb(c.env);
-    const { env } = await readableEnv(db, team, owner, ref.name);
-    const version = await resolveVersion(db, env, ref.version);
+    const target = await gatewayTarget(hubDb(c.env), team, owner, ref.name, ref.version);
     const requestId = c.get("requestId");
     const init: RequestInit = {
       method: c.req.method,
       headers: { "content-type": "application/json", "x-request-id": requestId },
       ...(c.req.method === "POST" ? { body: await c.req.arrayBuffer() } : {}),
     };
-    const res = await callUpstream(upstreamOf(version), op, init, c.env, fetch);
+    const res = await callUpstream(target.upstream, op, init, c.env, fetch);
     const headers = new Headers(res.headers);
     headers.set("x-request-id", requestId);
-    headers.set("x-edgegym-version", version.version);
+    headers.set("x-edgegym-version", target.version);
     return new Response(res.body, { status: res.status, headers });
   });
 }

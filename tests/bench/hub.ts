@@ -78,6 +78,7 @@ async function call(method: string, path: string, token?: string, body?: unknown
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: the bench reads a few known fields of hub replies
   const json = (await res.json()) as Record<string, any>;
   if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;

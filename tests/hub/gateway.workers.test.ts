@@ -78,6 +78,20 @@ describe("gateway", () => {
     expect(
       (await hub.call("POST", `/v1/envs/${a.team}/${name}@1.0.0/v1/admin`, { token: a.token })).status,
     ).toBe(404);
+    // Shared with b: readable through the gateway until the share is revoked.
+    const gw = (team: { token: string }, ref: string) =>
+      hub.call("GET", `/v1/envs/${a.team}/${name}@${ref}/v1/manifest`, { token: team.token });
+    await hub.call("POST", `/v1/envs/${a.team}/${name}/shares`, {
+      token: a.token,
+      body: { team: b.team, role: "read" },
+    });
+    expect((await gw(b, "latest")).status).toBe(200);
+    await hub.call("DELETE", `/v1/envs/${a.team}/${name}/shares/${b.team}`, { token: a.token });
+    expect((await gw(b, "latest")).status).toBe(404);
+    // A yanked version leaves @latest but stays reachable by its exact version.
+    await hub.call("POST", `/v1/envs/${a.team}/${name}/versions/1.0.0/yank`, { token: a.token });
+    expect((await gw(a, "latest")).status).toBe(404);
+    expect((await gw(a, "1.0.0")).status).toBe(200);
   });
 
   it("rate-limits each token: 429 problem with Retry-After", async () => {

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { aggregate } from "./aggregate.js";
+
+describe("aggregate", () => {
+  it("counts missing tasks as failures at the minimum return", () => {
+    const a = aggregate(
+      [
+        { return: 1, finalReward: 1, steps: 3 },
+        { return: 0.5, finalReward: 0, steps: 5 },
+        null,
+        { return: 1.5, finalReward: 1, steps: 4 },
+      ],
+      -1,
+    );
+    // r = [1, 0.5, -1, 1.5]; mean = 2 / 4 = 0.5
+    // Σ(r − mean)² = 0.25 + 0 + 2.25 + 1 = 3.5; std = sqrt(3.5 / 3); stderr = std / sqrt(4) = std / 2
+    expect(a.n).toBe(4);
+    expect(a.verified).toBe(3);
+    expect(a.meanReturn).toBeCloseTo(0.5, 12);
+    expect(a.stderr).toBeCloseTo(Math.sqrt(3.5 / 3) / 2, 12);
+    // Successes: tasks 0 and 3 (positive final reward) of 4.
+    expect(a.successRate).toBe(0.5);
+    // Steps over verified episodes only: (3 + 5 + 4) / 3 = 4.
+    expect(a.meanSteps).toBe(4);
+  });
+
+  it("handles a single task and an empty run", () => {
+    expect(aggregate([{ return: 2, finalReward: 1, steps: 1 }], 0)).toEqual({
+      n: 1,
+      verified: 1,
+      meanReturn: 2,
+      successRate: 1,
+      stderr: 0,
+      meanSteps: 1,
+    });
+    expect(aggregate([null, null], 0)).toMatchObject({
+      n: 2,
+      verified: 0,
+      meanReturn: 0,
+      successRate: 0,
+      meanSteps: null,
+    });
+    expect(aggregate([], 0).n).toBe(0);
+  });
+});

@@ -1,0 +1,52 @@
+import { and, eq, sql } from "drizzle-orm";
+import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
+import { EdgegymError } from "../../shared/errors.js";
+import type { HubDb } from "../db.js";
+import { type Upstream, upstreamOf } from "./upstream.js";
+import { latestOf } from "./versions.js";
+
+/**
+ * What the gateway needs per call, in one query: whether `team` may read `owner/name` (owner, share
+ * or public) and the version `ref` names (`latest` or exact), without the stored manifest. The same 404
+ * covers unknown and invisible envs.
+ */
+export async function gatewayTarget(
+  db: HubDb,
+  team: string | null,
+  owner: string,
+  name: string,
+  ref: string,
+): Promise<{ version: string; upstream: Upstream }> {
+  const role =
+    team === null
+      ? sql<string | null>`null`
+      : sql<string | null>`(select role from hub_shares where env_id = ${hubEnvs.id} and team = ${team})`;
+  const join =
+    ref === "latest"
+      ? eq(hubVersions.envId, hubEnvs.id)
+      : and(eq(hubVersions.envId, hubEnvs.id), eq(hubVersions.version, ref));
+  const rows = await db
+    .select({
+      visibility: hubEnvs.visibility,
+      role,
+      version: hubVersions.version,
+      prerelease: hubVersions.prerelease,
+      yankedAt: hubVersions.yankedAt,
+      endpoint: hubVersions.endpoint,
+      builtin: hubVersions.builtin,
+    })
+    .from(hubEnvs)
+    .leftJoin(hubVersions, join)
+    .where(and(eq(hubEnvs.owner, owner), eq(hubEnvs.name, name)));
+  const first = rows[0];
+  const readable = first && (first.visibility === "public" || owner === team || first.role !== null);
+  if (!readable) throw new EdgegymError("not_found", `no environment ${owner}/${name}`);
+  const versions = rows.flatMap((r) =>
+    r.version === null || r.prerelease === null
+      ? []
+      : [{ ...r, version: r.version, prerelease: r.prerelease }],
+  );
+  const chosen = ref === "latest" ? latestOf(versions) : (versions[0] ?? null);
+  if (!chosen) throw new EdgegymError("not_found", `${owner}/${name} has no version ${ref}`);
+  return { version: chosen.version, upstream: upstreamOf(chosen) };
+}
