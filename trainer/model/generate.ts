@@ -3,7 +3,7 @@ import { rng } from "../../environments/kit/random.js";
 import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
 import { attention, lmHead, MASKED, mlp, projection, qkvHeads, rmsNorm } from "./forward.js";
 import { matmul } from "./matmul.js";
-import type { RopeTables } from "./rope.js";
+import { type RopeTables, ropeRows } from "./rope.js";
 import { drawToken } from "./sampler.js";
 import type { Weights } from "./weights.js";
 
@@ -83,9 +83,7 @@ function decodeStep(
 ) {
   return tf.tidy(() => {
     const n = tokens.length;
-    const pos = tf.tensor1d(positions, "int32");
-    const cos = tf.reshape(tf.gather(r.cos, pos), [n, 1, -1]);
-    const sin = tf.reshape(tf.gather(r.sin, pos), [n, 1, -1]);
+    const { cos, sin } = ropeRows(r, positions);
     const keys = keyMask.length / n;
     const mask = tf.tensor(keyMask, [n, 1, 1, 1, keys]);
     let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;

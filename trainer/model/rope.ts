@@ -15,6 +15,26 @@ export interface RopeTables {
   sin: tf.Tensor2D;
   /** `[hd, hd]` with `x @ R = rotate_half(x) = [−x₂, x₁]`. */
   rotate: tf.Tensor2D;
+  /** Host copies of cos/sin, to build per-row tables for decoding without a gather kernel per step. */
+  host: { cos: Float32Array; sin: Float32Array; width: number };
+}
+
+/** `[rows.length, 1, width]` cos and sin tensors for one position per row. */
+export function ropeRows(
+  r: RopeTables,
+  positions: readonly number[],
+): { cos: tf.Tensor3D; sin: tf.Tensor3D } {
+  const { width } = r.host;
+  const cos = new Float32Array(positions.length * width);
+  const sin = new Float32Array(positions.length * width);
+  positions.forEach((p, i) => {
+    cos.set(r.host.cos.subarray(p * width, (p + 1) * width), i * width);
+    sin.set(r.host.sin.subarray(p * width, (p + 1) * width), i * width);
+  });
+  return {
+    cos: tf.tensor3d(cos, [positions.length, 1, width]),
+    sin: tf.tensor3d(sin, [positions.length, 1, width]),
+  };
 }
 
 export function ropeTables(c: ModelConfig): RopeTables {
@@ -45,6 +65,7 @@ export function ropeTables(c: ModelConfig): RopeTables {
     cos: tf.tensor2d(cos, [c.contextLength, width]),
     sin: tf.tensor2d(sin, [c.contextLength, width]),
     rotate: tf.tensor2d(rotate, [hd, hd]),
+    host: { cos, sin, width },
   };
 }
 
