@@ -47,10 +47,7 @@ describe("code over real HTTP on Node", () => {
   it("gives a clear tool error for each hostile program under the default limits and stays healthy", async () => {
     const cases: [string, RegExp][] = [
       ["while (true) {}", /Error: time limit exceeded/],
-      [
-        "const s = 'x'.repeat(1e6); const a = []; for (;;) a.push(s + a.length)",
-        /Error: memory limit exceeded/,
-      ],
+      ["const a = []; for (;;) a.push(new Uint8Array(4 << 20))", /Error: memory limit exceeded/],
       ["let s = 'ab'; for (;;) s += s", /Error: memory limit exceeded/],
       ["function f() { return f() + 1 } f()", /Error: stack overflow/],
       ["fetch('http://127.0.0.1/')", /Error: ReferenceError: 'fetch' is not defined/],

@@ -24,7 +24,7 @@ const randomString = (r: Rng, alphabet: string, length: number): string =>
 const TEMPLATES: Template[] = [
   (r) => {
     const [a, k, m] = [r.int(1, 500), r.int(2, 13), r.int(2, 20)];
-    const b = a + r.int(500, 20_000);
+    const b = a + r.int(500, 5000);
     return {
       question: `What is the sum of the integers from ${a} to ${b} that are divisible by ${k} but not by ${m}?`,
       answer: sumWhere(a, b, (i) => i % k === 0 && i % m !== 0),
@@ -32,13 +32,13 @@ const TEMPLATES: Template[] = [
     };
   },
   (r) => {
-    const [n, target] = [r.int(1000, 30_000), r.int(5, 30)];
+    const [n, target] = [r.int(1000, 9999), r.int(5, 30)];
     let count = 0;
     for (let i = 1; i <= n; i++) if (digitSum(i) === target) count++;
     return {
       question: `How many integers from 1 to ${n} have a digit sum of ${target}?`,
       answer: count,
-      program: `let c = 0;\nfor (let i = 1; i <= ${n}; i++) {\n  let s = 0;\n  for (const d of String(i)) s += Number(d);\n  if (s === ${target}) c++;\n}\nconsole.log(c);`,
+      program: `let c = 0;\nfor (let i = 1; i <= ${n}; i++) {\n  let s = 0;\n  for (let m = i; m > 0; m = Math.floor(m / 10)) s += m % 10;\n  if (s === ${target}) c++;\n}\nconsole.log(c);`,
     };
   },
   (r) => {
@@ -73,17 +73,17 @@ const TEMPLATES: Template[] = [
     };
   },
   (r) => {
-    const [n, m] = [r.int(100, 50_000), r.int(10, 10_000)];
+    const [n, m] = [r.int(100, 5000), r.int(10, 10_000)];
     let [f0, f1] = [0, 1];
     for (let i = 0; i < n; i++) [f0, f1] = [f1, (f0 + f1) % m];
     return {
       question: `With F(0)=0, F(1)=1 and F(n)=F(n-1)+F(n-2), what is F(${n}) mod ${m}?`,
       answer: f0,
-      program: `let a = 0, b = 1;\nfor (let i = 0; i < ${n}; i++) [a, b] = [b, (a + b) % ${m}];\nconsole.log(a);`,
+      program: `let a = 0, b = 1;\nfor (let i = 0; i < ${n}; i++) {\n  const t = (a + b) % ${m};\n  a = b;\n  b = t;\n}\nconsole.log(a);`,
     };
   },
   (r) => {
-    const [x0, p, q, m, n] = [r.int(1, 99), r.int(2, 97), r.int(1, 99), r.int(100, 9973), r.int(100, 10_000)];
+    const [x0, p, q, m, n] = [r.int(1, 99), r.int(2, 97), r.int(1, 99), r.int(100, 9973), r.int(100, 5000)];
     let x = x0;
     for (let i = 0; i < n; i++) x = (x * p + q) % m;
     return {
