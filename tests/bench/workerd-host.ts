@@ -35,13 +35,19 @@ function modules(dir: string): string {
  */
 export async function startWorkerd(
   bindings: Record<string, string>,
+  /** Entry module to bundle instead of wrangler.toml's `main`. */
+  entry?: string,
 ): Promise<{ origin: string; pid: number | undefined; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "edgegym-bench-"));
-  execFileSync(join(ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", dir], {
-    cwd: ROOT,
-    stdio: "ignore",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
+  execFileSync(
+    join(ROOT, "node_modules/.bin/wrangler"),
+    ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", dir],
+    {
+      cwd: ROOT,
+      stdio: "ignore",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
   const port = await freePort();
   const texts = Object.entries(bindings)
     .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
