@@ -7,9 +7,10 @@
  *
  * (inside workerd: `describeConformance("search in workerd", () => ({ baseUrl:
  * "http://x/envs/search", fetch: (u, i) => SELF.fetch(u, i), secrets: env }))`.)
+ * An environment that needs a database gets it with `serveOnNode([env], { bindings: { EDGEGYM_DB: db } })`.
  * The target's expert must solve `solvable` (default train/0), the env needs `train` and `test`
  * splits, and the secrets must be the deployment's, because expired and foreign tokens are forged
- * with them. Kit-level faults (step timeout, internal errors, rate limiting) need a test-only
+ * with them; `toolCall` overrides the sample call taken from the expert's first action. Kit-level faults (step timeout, internal errors, rate limiting) need a test-only
  * environment and live in `describeKitFaults`.
  */
 import { beforeAll, describe } from "vitest";
