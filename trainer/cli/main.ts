@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerDemos } from "./demos.js";
 import { registerEval } from "./eval.js";
+import { registerHub } from "./hub-commands.js";
 import { registerSft } from "./sft.js";
 import { registerTrain } from "./train.js";
 
@@ -17,5 +18,6 @@ registerSft(program);
 registerTrain(program);
 registerEval(program);
 registerDemos(program);
+registerHub(program);
 
 await program.parseAsync(process.argv);
