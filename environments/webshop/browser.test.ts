@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { openLocalDb } from "../data/local-db.js";
-import type { SqlDb } from "../search/fts-store.js";
 import { browse, parseAction } from "./browser.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import type { Goal } from "./goal.js";
 import type { PageState } from "./pages.js";
 import type { Product } from "./product.js";
+import type { SqlDb } from "./sql-db.js";
 
 /** 12 widgets (so results run to a second page) and one lamp. */
 const widget = (i: number): Product => ({

@@ -6,11 +6,11 @@ import { countTasks, getTask, saveDataset } from "../data/datasets.js";
 import { type EnvDb, envDb } from "../data/db.js";
 import { hashString, rng } from "../kit/random.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
-import type { SqlDb } from "../search/fts-store.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import { BUILTIN_SPLITS, builtinCatalog, builtinGoal, GENERATOR_VERSION } from "./generator.js";
 import { Annotation, type Goal, syntheticGoals } from "./goal.js";
 import { Product } from "./product.js";
+import type { SqlDb } from "./sql-db.js";
 
 /** Where an environment's products and goals come from. */
 export type WebshopSource = {

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeConformance } from "../../tests/conformance/index.js";
 import { serveOnNode } from "../../tests/conformance/node-target.js";
 import { openLocalDb } from "../data/local-db.js";
-import { generateSecrets } from "../kit/index.js";
 import { createWebshop } from "./index.js";
 
 /** A small catalog keeps loading fast; the behaviour under test does not depend on its size. */
@@ -11,8 +10,7 @@ const webshop = createWebshop({ catalogSize: 200 });
 
 async function nodeTarget() {
   const db = await openLocalDb(":memory:");
-  const bindings = { ...(await generateSecrets()), EDGEGYM_DB: db };
-  const served = await serveOnNode([webshop], { secrets: bindings as unknown as Record<string, string> });
+  const served = await serveOnNode([webshop], { bindings: { EDGEGYM_DB: db } });
   const close = async () => {
     await served.close?.();
     db.close();

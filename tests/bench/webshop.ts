@@ -6,7 +6,6 @@ import { Pool } from "undici";
 import { saveDataset } from "../../environments/data/datasets.js";
 import { openLocalDb } from "../../environments/data/local-db.js";
 import { type Environment, generateSecrets } from "../../environments/kit/index.js";
-import type { SqlDb } from "../../environments/search/fts-store.js";
 import { browse } from "../../environments/webshop/browser.js";
 import type { WebshopSource } from "../../environments/webshop/catalog.js";
 import { builtinSource, importedSource } from "../../environments/webshop/catalog.js";
@@ -18,6 +17,7 @@ import { importWebshopAnnotations, importWebshopProducts } from "../../environme
 import { createWebshop } from "../../environments/webshop/index.js";
 import type { PageState } from "../../environments/webshop/pages.js";
 import { webshopSample } from "../../environments/webshop/sample-data.js";
+import type { SqlDb } from "../../environments/webshop/sql-db.js";
 
 /**
  * `npm run bench:webshop`: (1) expert success (reward exactly 1) on the default built-in goals and on
