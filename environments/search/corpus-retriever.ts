@@ -1,16 +1,10 @@
 import { EdgegymError } from "../../shared/errors.js";
-import { envDb } from "../data/db.js";
 import type { EnvRuntime } from "../kit/types.js";
-import { ensureCorpus, ftsRetriever, type SqlDb, TITLE_WEIGHT } from "./fts-store.js";
+import { ensureCorpus, ftsRetriever, TITLE_WEIGHT } from "./fts-store.js";
 import { memoryRetriever } from "./memory-retriever.js";
 import type { Retriever } from "./retriever.js";
 import type { SearchSource } from "./sources.js";
-
-/** The raw-SQL view of the host's database, or `undefined` without one. */
-export function searchDb(runtime: EnvRuntime): SqlDb | undefined {
-  const db = envDb(runtime) as unknown as Partial<SqlDb> | undefined;
-  return typeof db?.all === "function" && typeof db.run === "function" ? (db as SqlDb) : undefined;
-}
+import { searchDb } from "./sql-db.js";
 
 const NO_DB = {};
 const cache = new WeakMap<object, Map<string, Promise<Retriever>>>();
@@ -37,7 +31,7 @@ export function corpusRetriever(
   split: string,
   runtime: EnvRuntime,
 ): Promise<Retriever> {
-  const key = (envDb(runtime) as object | undefined) ?? NO_DB;
+  const key = (searchDb(runtime) as object | undefined) ?? NO_DB;
   let byName = cache.get(key);
   if (!byName) {
     byName = new Map();

@@ -28,9 +28,13 @@ export function queryTerms(text: string): string[] {
   return (content.length > 0 ? content : words).slice(0, MAX_QUERY_TERMS);
 }
 
+/** The MATCH expression OR-ing `terms` (words from `queryTerms`), or `undefined` when there are none. */
+export function matchTerms(terms: readonly string[]): string | undefined {
+  if (terms.length === 0) return undefined;
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+}
+
 /** The MATCH expression for `text`, or `undefined` when it has no words to search for. */
 export function ftsMatchExpression(text: string): string | undefined {
-  const terms = queryTerms(text);
-  if (terms.length === 0) return undefined;
-  return terms.map((t) => `"${t}"`).join(" OR ");
+  return matchTerms(queryTerms(text));
 }

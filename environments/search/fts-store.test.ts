@@ -2,10 +2,11 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LocalDb, openLocalDb } from "../data/local-db.js";
-import { searchDb } from "./corpus-retriever.js";
-import { ensureCorpus, ftsRetriever, type SqlDb, TITLE_WEIGHT } from "./fts-store.js";
+import { ensureCorpus, ftsRetriever, TITLE_WEIGHT } from "./fts-store.js";
 import { memoryRetriever } from "./memory-retriever.js";
 import { splitWorld } from "./questions.js";
+import type { SqlDb } from "./sql-db.js";
+import { searchDb } from "./sql-db.js";
 import type { Passage } from "./task.js";
 
 const opened: LocalDb[] = [];
@@ -159,6 +160,28 @@ describe("FTS5 BM25 retrieval", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("drops words found in more than max(minDocs, fraction·N) passages when rarer words remain", async () => {
+    const db = await freshDb();
+    // 1,200 passages: every one says "common"; passages 0..2 also say "rare".
+    const passages = Array.from({ length: 1200 }, (_, i) => ({
+      title: `P${i}`,
+      text: i < 3 ? "common rare" : `common filler ${i}`,
+    }));
+    const r = await ensureCorpus(db, "prune", "h", () => passages);
+    if (!r.ok) throw new Error(r.error);
+    const titles = async (q: string, prune?: { fraction: number; minDocs: number }) => {
+      const hits = await ftsRetriever(db, r.value, prune).search(q, 5);
+      if (!hits.ok) throw new Error(hits.error);
+      return hits.value.map((h) => h.title);
+    };
+    // Default cutoff max(1000, 0.02·1200 = 24) = 1000 < 1200 passages with "common": only "rare" is searched.
+    expect(await titles("common rare")).toEqual(["P0", "P1", "P2"]);
+    // No pruning (cutoff 10,000 ≥ N): "common" matches every passage, so 5 results.
+    expect(await titles("common rare", { fraction: 0, minDocs: 10_000 })).toHaveLength(5);
+    // Only common words: nothing is dropped.
+    expect(await titles("common")).toHaveLength(5);
   });
 
   it("searches accented text with or without the accents (unicode61 remove_diacritics 2)", async () => {

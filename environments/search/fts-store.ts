@@ -1,14 +1,9 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Result } from "../../shared/result.js";
-import { ftsMatchExpression } from "./fts-query.js";
+import { matchTerms, queryTerms } from "./fts-query.js";
 import type { Retriever, SearchHit } from "./retriever.js";
+import type { SqlDb } from "./sql-db.js";
 import type { Passage } from "./task.js";
-
-/** The raw-SQL half of a drizzle async SQLite database (D1 and libsql both have it). */
-export type SqlDb = {
-  all<T = unknown>(query: SQL): Promise<T[]>;
-  run(query: SQL): Promise<unknown>;
-};
 
 /** Rowids of corpus `id` are `id * 2^32 + i`: one range per corpus, exact in a double up to id 2^20. */
 const SPAN = 2 ** 32;
@@ -16,6 +11,8 @@ const SPAN = 2 ** 32;
 const ROWS_PER_INSERT = 33;
 /** Characters per INSERT, well under D1's 100 KB statement limit. */
 const CHARS_PER_INSERT = 60_000;
+/** INSERT statements per batch: a few MB of SQL per round trip. */
+const INSERTS_PER_BATCH = 50;
 /** Column weights for bm25(): a term in the title counts twice, so naming an entity finds its article. */
 export const TITLE_WEIGHT = 2;
 
@@ -54,12 +51,13 @@ async function load(db: SqlDb, row: CorpusRow, hash: string, passages: readonly 
     await db.run(sql`UPDATE search_corpora SET hash = ${hash}, passages = NULL WHERE id = ${row.id}`);
     await db.run(sql`DELETE FROM search_passages WHERE rowid BETWEEN ${base} AND ${base + SPAN - 1}`);
   }
-  for (const g of insertGroups(passages)) {
+  const inserts = insertGroups(passages).map((g) => {
     const values = g.rows.map((p, j) => sql`(${base + g.start + j}, ${p.title}, ${p.text})`);
     // REPLACE keeps a load that runs twice at once (two isolates, two requests) idempotent: same rowids, same rows.
-    await db.run(
-      sql`INSERT OR REPLACE INTO search_passages (rowid, title, body) VALUES ${sql.join(values, sql`, `)}`,
-    );
+    return sql`INSERT OR REPLACE INTO search_passages (rowid, title, body) VALUES ${sql.join(values, sql`, `)}`;
+  });
+  for (let i = 0; i < inserts.length; i += INSERTS_PER_BATCH) {
+    await db.batch(inserts.slice(i, i + INSERTS_PER_BATCH));
   }
   await db.run(
     sql`UPDATE search_corpora SET passages = ${passages.length} WHERE id = ${row.id} AND hash = ${hash}`,
@@ -93,15 +91,53 @@ export async function ensureCorpus(
   return { ok: true, value: { id: row.id, passages: items.length } };
 }
 
+/**
+ * Common-term pruning, after Elasticsearch's `cutoff_frequency`: a query word found in more than
+ * `max(minDocs, fraction · N)` passages of the corpus is dropped when rarer words remain. FTS5 scores
+ * every passage that matches any word, so one such word makes a search scan most of a large corpus,
+ * while its IDF, ln((N − n + 0.5)/(n + 0.5)), adds little to the ranking. Corpora of at most `minDocs`
+ * passages are never pruned: there the ranking is exactly bm25() over every word.
+ */
+export type PruneOptions = { fraction: number; minDocs: number };
+
+export const DEFAULT_PRUNE: PruneOptions = { fraction: 0.02, minDocs: 1000 };
+
+/** Most common/rare verdicts a retriever remembers before it starts over. */
+const MAX_CACHED_TERMS = 50_000;
+
 /** BM25 over one corpus of the FTS5 table `search_passages`: the same SQL on D1 and on libsql. */
-export function ftsRetriever(db: SqlDb, corpus: CorpusRef): Retriever {
+export function ftsRetriever(db: SqlDb, corpus: CorpusRef, prune: PruneOptions = DEFAULT_PRUNE): Retriever {
   const lo = corpus.id * SPAN;
   const hi = lo + SPAN - 1;
+  const cutoff = Math.max(prune.minDocs, Math.floor(prune.fraction * corpus.passages));
+  const common = new Map<string, boolean>();
+
+  /** Whether more than `cutoff` passages hold `term`: counts at most cutoff + 1 rows, then remembers. */
+  const isCommon = async (term: string): Promise<boolean> => {
+    const known = common.get(term);
+    if (known !== undefined) return known;
+    const [row] = await db.all<{ n: number }>(
+      sql`SELECT count(*) AS n FROM (SELECT rowid FROM search_passages
+          WHERE search_passages MATCH ${matchTerms([term])} AND rowid BETWEEN ${lo} AND ${hi} LIMIT ${cutoff + 1})`,
+    );
+    const verdict = (row?.n ?? 0) > cutoff;
+    if (common.size >= MAX_CACHED_TERMS) common.clear();
+    common.set(term, verdict);
+    return verdict;
+  };
+
+  const keptTerms = async (terms: string[]): Promise<string[]> => {
+    if (corpus.passages <= cutoff || terms.length < 2) return terms;
+    const verdicts = await Promise.all(terms.map(isCommon));
+    const rare = terms.filter((_, i) => !verdicts[i]);
+    return rare.length > 0 ? rare : terms;
+  };
+
   return {
     async search(query, k) {
-      const match = ftsMatchExpression(query);
-      if (match === undefined) return { ok: true, value: [] };
       try {
+        const match = matchTerms(await keptTerms(queryTerms(query)));
+        if (match === undefined) return { ok: true, value: [] };
         const rows = await db.all<{ title: string; text: string; score: number }>(
           sql`SELECT title, body AS text, bm25(search_passages, ${TITLE_WEIGHT}, 1.0) AS score
               FROM search_passages

@@ -113,33 +113,43 @@ export const WORLD_SPLITS = { train: 10_000, test: 1_000 } as const;
 /** Generator identity: part of the environment's content hash; bump it when generation changes. */
 export const WORLD_GENERATOR = "search-world/1";
 
-type SplitWorld = { world: World; passages: Passage[]; text: Map<string, string> };
-const worlds = new Map<string, SplitWorld>();
+/** A world with its passages, and each passage's text by title. */
+export type IndexedWorld = { world: World; passages: Passage[]; text: Map<string, string> };
+
+export function indexWorld(world: World): IndexedWorld {
+  const passages = worldPassages(world);
+  return { world, passages, text: new Map(passages.map((p) => [p.title, p.text])) };
+}
+
+const worlds = new Map<string, IndexedWorld>();
 
 /** The world of a split (each split has its own, so test entities never appear in training). */
-export function splitWorld(split: string): SplitWorld {
+export function splitWorld(split: string): IndexedWorld {
   let entry = worlds.get(split);
   if (!entry) {
-    const world = generateWorld(hashString(`${WORLD_GENERATOR}/${split}`), DEFAULT_WORLD_SIZE);
-    const passages = worldPassages(world);
-    entry = { world, passages, text: new Map(passages.map((p) => [p.title, p.text])) };
+    entry = indexWorld(generateWorld(hashString(`${WORLD_GENERATOR}/${split}`), DEFAULT_WORLD_SIZE));
     worlds.set(split, entry);
   }
   return entry;
 }
 
 /**
- * Task `index` of `split`: deterministic; bridge and comparison in a 3:2 mix. A bridge question whose
- * answer already shows in the first passage (a person born in their employer's city) is re-drawn, so
- * every answer takes both hops.
+ * Question `index` about world `w`: deterministic given `seed`; bridge and comparison in a 3:2 mix. A
+ * bridge question whose answer already shows in the first passage (a person born in their employer's
+ * city) is re-drawn, so every answer takes both hops.
  */
-export function worldTask(split: string, index: number): SearchTask {
-  const { world, text } = splitWorld(split);
-  const r = rng(hashString(`${WORLD_GENERATOR}/${split}/task`) ^ Math.imul(index + 1, 0x9e3779b1));
+export function worldQuestion(w: IndexedWorld, seed: number, index: number): Omit<SearchTask, "id"> {
+  const r = rng(seed ^ Math.imul(index + 1, 0x9e3779b1));
   const templates = index % 5 < 3 ? BRIDGE : COMPARISON;
   for (;;) {
-    const q = r.pick(templates)(world, r);
-    const first = text.get(q.supporting[0] ?? "") ?? "";
-    if (q.type !== "bridge" || !first.includes(q.answers[0] ?? "")) return { id: `${split}/${index}`, ...q };
+    const q = r.pick(templates)(w.world, r);
+    const first = w.text.get(q.supporting[0] ?? "") ?? "";
+    if (q.type !== "bridge" || !first.includes(q.answers[0] ?? "")) return q;
   }
+}
+
+/** Task `index` of a built-in split. */
+export function worldTask(split: string, index: number): SearchTask {
+  const seed = hashString(`${WORLD_GENERATOR}/${split}/task`);
+  return { id: `${split}/${index}`, ...worldQuestion(splitWorld(split), seed, index) };
 }

@@ -5,10 +5,10 @@ import { describeConformance } from "../../tests/conformance/index.js";
 import { saveDataset } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
 import { createEnvironmentApp } from "../kit/index.js";
-import { searchDb } from "./corpus-retriever.js";
 import { ensureCorpus, ftsRetriever } from "./fts-store.js";
 import { importHotpotqa } from "./importers.js";
 import { search, searchHotpotqa } from "./index.js";
+import { searchDb } from "./sql-db.js";
 
 const secrets = {
   EDGEGYM_SESSION_KEY: env.EDGEGYM_SESSION_KEY,
