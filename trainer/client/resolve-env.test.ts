@@ -33,7 +33,7 @@ describe("resolveEnv", () => {
     });
     await new Promise<void>((resolve) => server.once("listening", () => resolve()));
     const hub = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const env = { EDGEGYM_HUB_URL: hub, EDGEGYM_TOKEN: "tok-123", EDGEGYM_CONFIG_DIR: "/nonexistent" };
+    const env = { EDGEGYM_HUB_URL: hub, EDGEGYM_TOKEN: "tok-123", XDG_CONFIG_HOME: "/nonexistent" };
     const transport = await resolveEnv("hub://acme/calculator@1.0.0", { connections: 1, env });
     if (!transport.ok) throw new Error(transport.error);
     const client = new EnvClient(transport.value);
