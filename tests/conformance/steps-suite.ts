@@ -1,3 +1,4 @@
+import { Validator } from "@cfworker/json-schema";
 import { expect, it } from "vitest";
 import { type ErrorCode, Problem } from "../../shared/errors.js";
 import { StepResult, type TaskRef } from "../../shared/protocol.js";
@@ -16,6 +17,16 @@ export function stepTests(s: Suite): void {
     if (!call) throw new Error("conformance: the expert's first action has no tool call; set `toolCall`");
     return call;
   };
+
+  it("the sample call's arguments satisfy the tool's JSON Schema in the manifest, and junk does not", async () => {
+    const { session } = await s.client.start(solvable());
+    const call = await sampleCall(session);
+    const tool = s.manifest.tools.find((t) => t.function.name === call.name);
+    if (!tool) throw new Error(`the manifest lists no tool "${call.name}"`);
+    const validator = new Validator(tool.function.parameters as Record<string, unknown>, "2020-12");
+    expect(validator.validate(call.arguments).errors).toEqual([]);
+    expect(validator.validate(42).valid).toBe(false);
+  });
 
   it("Hermes calls get one user message of <tool_response> blocks", async () => {
     const { session } = await s.client.start(solvable());
