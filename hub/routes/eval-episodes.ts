@@ -104,29 +104,33 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     const items = c.req.valid("json").episodes;
     const checked = await Promise.all(items.map((item) => verifyEpisode(item, expectation)));
     const createdAt = new Date(now());
-    const results: z.infer<typeof EpisodeResults>["results"] = [];
-    for (const [i, r] of checked.entries()) {
+    // One D1 round trip for every verified episode; the episodeId primary key makes a replayed or
+    // duplicated receipt count once, even under races (the loser's insert returns no row).
+    const inserts = checked.flatMap((r) =>
+      r.ok
+        ? [
+            db
+              .insert(hubEpisodes)
+              .values({ ...r.value, runId: run.id, createdAt })
+              .onConflictDoNothing()
+              .returning({ episodeId: hubEpisodes.episodeId }),
+          ]
+        : [],
+    );
+    const stored = inserts.length > 0 ? await db.batch(inserts as [(typeof inserts)[number]]) : [];
+    let next = 0;
+    const results: z.infer<typeof EpisodeResults>["results"] = checked.map((r, i) => {
       const episodeId = items[i]?.episodeId ?? "";
-      if (!r.ok) {
-        results.push({ episodeId, ok: false, error: r.error.toProblem() });
-        continue;
-      }
-      // The episodeId primary key makes a replayed or duplicated receipt count once, even under races.
-      const stored = await db
-        .insert(hubEpisodes)
-        .values({ ...r.value, runId: run.id, createdAt })
-        .onConflictDoNothing()
-        .returning({ episodeId: hubEpisodes.episodeId });
-      results.push(
-        stored.length > 0
-          ? { episodeId, ok: true }
-          : {
-              episodeId,
-              ok: false,
-              error: new EdgegymError("conflict", "this episode was already uploaded").toProblem(),
-            },
-      );
-    }
+      if (!r.ok) return { episodeId, ok: false, error: r.error.toProblem() };
+      const rows = stored[next++] ?? [];
+      return rows.length > 0
+        ? { episodeId, ok: true as const }
+        : {
+            episodeId,
+            ok: false as const,
+            error: new EdgegymError("conflict", "this episode was already uploaded").toProblem(),
+          };
+    });
     return c.json({ results }, 200);
   });
 }

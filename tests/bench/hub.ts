@@ -56,14 +56,20 @@ function wrangler(args: string[]): void {
   if (r.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed`);
 }
 
-/** 10,000 envs in one SQL file: the FTS5 triggers index them as they are inserted. */
+/** 10,000 envs in multi-row inserts; the FTS5 triggers index them as they are inserted. */
 function seedSql(): string {
   const lines = ["insert into hub_teams (name, created_at) values ('bench', 0);"];
+  const rows: string[] = [];
   for (let i = 0; i < ENVS; i++) {
     const w = (k: number) => WORDS[(i * 7 + k * 5) % WORDS.length];
-    const desc = `${w(0)} ${w(1)} environment number ${i}`;
+    rows.push(
+      `('bench', 'env-${i}', 'public', '${w(0)} ${w(1)} environment number ${i}', '${w(2)}', '', ${i}, ${i})`,
+    );
+  }
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500).join(",\n");
     lines.push(
-      `insert into hub_envs (owner, name, visibility, description, tags, readme, created_at, updated_at) values ('bench', 'env-${i}', 'public', '${desc}', '${w(2)}', '', ${i}, ${i});`,
+      `insert into hub_envs (owner, name, visibility, description, tags, readme, created_at, updated_at) values\n${chunk};`,
     );
   }
   return lines.join("\n");
@@ -153,6 +159,9 @@ try {
   const gateway = await timed(REQUESTS, () =>
     call("POST", "/v1/envs/bench/env-0@1.0.0/v1/step", stepper, step),
   );
+  const gatewayAnonymous = await timed(REQUESTS, () =>
+    call("POST", "/v1/envs/bench/env-0@1.0.0/v1/step", undefined, step),
+  );
 
   const run = await call("POST", "/v1/evals", owner, {
     env: "bench/env-0@1.0.0",
@@ -190,6 +199,8 @@ try {
           direct,
           gateway,
           overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(3)),
+          gatewayAnonymous,
+          anonymousOverheadP50Ms: Number((gatewayAnonymous.p50Ms - direct.p50Ms).toFixed(3)),
           targetOverheadP50Ms: 2,
         },
         ingestion: {
