@@ -9,6 +9,7 @@ import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import { BUILTIN_SPLITS, builtinCatalog, builtinGoal, GENERATOR_VERSION } from "./generator.js";
 import { Annotation, type Goal, syntheticGoals } from "./goal.js";
+import { memoryStore } from "./memory-store.js";
 import { Product } from "./product.js";
 import type { SqlDb } from "./sql-db.js";
 
@@ -58,10 +59,15 @@ function memo<T>(make: (runtime: EnvRuntime) => Promise<T>) {
   };
 }
 
-/** The built-in catalog of `size` generated products and its seeded synthetic goals. */
+/**
+ * The built-in catalog of `size` generated products and its seeded synthetic goals: FTS5 in the
+ * host's database, or in memory when the host has none.
+ */
 export function builtinSource(size: number): WebshopSource {
   const name = `builtin-${size}`;
   const store = memo(async (runtime) => {
+    // No database (an in-process host): the same catalog searched in memory.
+    if (envDb(runtime) === undefined) return memoryStore(builtinCatalog(size));
     const { sql } = sqlDb(runtime);
     const ref = await ensureCatalog(sql, name, `${GENERATOR_VERSION}/${size}`, () => builtinCatalog(size));
     if (!ref.ok) throw new EdgegymError("internal", ref.error);

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { openLocalDb } from "../data/local-db.js";
+import { generateSecrets } from "../kit/index.js";
+import { catalogStore, ensureCatalog } from "./catalog-store.js";
+import { createWebshop } from "./index.js";
+import { memoryStore } from "./memory-store.js";
+import type { Product } from "./product.js";
+import type { SqlDb } from "./sql-db.js";
+
+/** Words chosen so that Porter stemming maps no two of them together: FTS5 and memory must rank alike. */
+const WORDS = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "jade"];
+const products: Product[] = Array.from({ length: 40 }, (_, i) => ({
+  asin: `B0MEM${String(i).padStart(5, "0")}`,
+  title: `${WORDS[i % 10]} ${WORDS[(i * 3) % 10]} lamp`,
+  category: "home",
+  query: "lamp",
+  productCategory: "Home › Lamps",
+  description: Array.from({ length: 1 + (i % 4) }, (_, k) => WORDS[(i + k * 7) % 10]).join(" "),
+  bullets: [WORDS[(i * 7) % 10] ?? ""],
+  pricing: [10],
+  price: 10,
+  options: {},
+  attributes: [],
+  reviews: [],
+  rating: "N.A.",
+}));
+
+describe("the in-memory catalog (hosts without a database)", () => {
+  it("ranks exactly as FTS5's bm25() does when stemming changes nothing", async () => {
+    const db = (await openLocalDb(":memory:")) as unknown as SqlDb;
+    const ref = await ensureCatalog(db, "memory-check", "h", () => products);
+    if (!ref.ok) throw new Error(ref.error);
+    const fts = catalogStore(db, ref.value, { searchCache: 0 });
+    const memory = memoryStore(products);
+    for (const q of [
+      "amber",
+      "cobalt lamp",
+      "dune ember fjord",
+      "jade harbor indigo garnet",
+      "lamp",
+      "zzz",
+      "",
+    ]) {
+      expect(await memory.search(q), q).toEqual(await fts.search(q));
+    }
+  });
+
+  it("lets an in-process host with no database serve webshop: the expert still buys", async () => {
+    const env = createWebshop({ catalogSize: 300 });
+    const runtime = { bindings: await generateSecrets() };
+    let { session } = await env.startSession({ split: "train", index: 1 }, runtime);
+    let reward = 0;
+    for (let i = 0; i < 15; i++) {
+      const { action } = await env.expert(session, runtime);
+      const r = await env.step({ session, action }, runtime);
+      session = r.session;
+      reward = r.reward;
+      if (r.done) break;
+    }
+    expect(reward).toBe(1);
+  });
+});
