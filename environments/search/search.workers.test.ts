@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -84,6 +85,12 @@ describe("FTS5 BM25 on real D1 inside workerd", () => {
     );
   });
 });
+
+describeConformance("search through the worker entry (SELF.fetch), FTS5 on D1", () => ({
+  baseUrl: "http://edgegym.test/envs/search",
+  fetch: (input, init) => SELF.fetch(input, init),
+  secrets,
+}));
 
 const app = createEnvironmentApp(search);
 describeConformance("search inside workerd, FTS5 on D1", () => ({
