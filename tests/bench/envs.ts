@@ -1,7 +1,9 @@
 /**
  * `npm run bench:envs`: calculator episodes at concurrency 1, 16, 64 and 256 against the Node host
- * (its own process) and the worker on the workerd binary, printing JSON. The load generator runs in
- * this process, so on a 2-core machine server and client share the CPU like the issue's targets assume.
+ * (one process), the Node host as a node:cluster of one process per core (stateless sessions make
+ * that a one-liner), and the environments' worker on the workerd binary, printing JSON. The load
+ * generator runs in this process, so on a 2-core machine server and client share the CPU, as the
+ * issue's targets assume. `--target`, `--concurrency` and `--seconds` narrow a run.
  */
 import { spawn } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -16,28 +18,34 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "4" },
     concurrency: { type: "string", default: "1,16,64,256" },
-    target: { type: "string", default: "node,workerd" },
+    target: { type: "string", default: "node,node-cluster,workerd" },
   },
 });
 const durationMs = Number(values.seconds) * 1000;
 const levels = values.concurrency.split(",").map(Number);
 const targets = values.target.split(",");
 
-async function startNode(bindings: Record<string, string>) {
+/** The Node host in its own process(es): `workers` > 1 is a node:cluster sharing one port. */
+async function startNode(bindings: Record<string, string>, workers: number) {
   const child = spawn(process.execPath, ["--import", "tsx", resolve(import.meta.dirname, "node-host.ts")], {
-    env: { ...process.env, EDGEGYM_BENCH_BINDINGS: JSON.stringify(bindings), NODE_ENV: "production" },
+    env: {
+      ...process.env,
+      EDGEGYM_BENCH_BINDINGS: JSON.stringify(bindings),
+      EDGEGYM_BENCH_WORKERS: String(workers),
+      NODE_ENV: "production",
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const line = await new Promise<string>((done) =>
     createInterface({ input: child.stdout }).once("line", (l) => done(l)),
   );
-  const { port } = JSON.parse(line) as { port: number };
-  return { origin: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill("SIGTERM") };
+  const { port, pids } = JSON.parse(line) as { port: number; pids: number[] };
+  return { origin: `http://127.0.0.1:${port}`, pids, stop: () => child.kill("SIGTERM") };
 }
 
-async function measure(origin: string, pid: number | undefined): Promise<LoadResult[]> {
+async function measure(origin: string, pids: readonly number[]): Promise<LoadResult[]> {
   const out: LoadResult[] = [];
-  for (const c of levels) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pid));
+  for (const c of levels) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pids));
   return out;
 }
 
@@ -52,9 +60,11 @@ const report: Record<string, unknown> = {
 for (const target of targets) {
   // The environments' own worker entry: the hub in front of it (wrangler's main) is not what this measures.
   const host =
-    target === "workerd" ? await startWorkerd(bindings, "environments/worker.ts") : await startNode(bindings);
+    target === "workerd"
+      ? await startWorkerd(bindings, "environments/worker.ts")
+      : await startNode(bindings, target === "node-cluster" ? cpus().length : 1);
   try {
-    report[target] = await measure(host.origin, host.pid);
+    report[target] = await measure(host.origin, host.pids);
   } finally {
     host.stop();
   }

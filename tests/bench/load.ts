@@ -51,7 +51,7 @@ export async function runLoad(
   base: string,
   concurrency: number,
   durationMs: number,
-  serverPid?: number,
+  serverPids: readonly number[] = [],
   warmupMs = 500,
 ): Promise<LoadResult> {
   const url = new URL(base);
@@ -71,7 +71,13 @@ export async function runLoad(
   const latencies: number[] = [];
   let measuring = false;
   let [steps, episodes, sessions, errors, allSteps] = [0, 0, 0, 0, 0];
-  const cpuBefore = serverPid === undefined ? undefined : processCpuMicros(serverPid);
+  const serverCpu = () => {
+    const each = serverPids.map(processCpuMicros);
+    return each.length > 0 && each.every((v) => v !== undefined)
+      ? each.reduce((a: number, b) => a + (b ?? 0), 0)
+      : undefined;
+  };
+  const cpuBefore = serverCpu();
   const stopAt = performance.now() + warmupMs + durationMs;
   let started = 0;
   setTimeout(() => {
@@ -104,7 +110,7 @@ export async function runLoad(
   };
   await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i * 37)));
   const elapsed = (performance.now() - started) / 1000;
-  const cpuAfter = serverPid === undefined ? undefined : processCpuMicros(serverPid);
+  const cpuAfter = serverCpu();
   await pool.close();
   const sorted = Float64Array.from(latencies).sort();
   const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;

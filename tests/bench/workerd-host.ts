@@ -37,7 +37,7 @@ export async function startWorkerd(
   bindings: Record<string, string>,
   /** Entry module to bundle instead of wrangler.toml's `main`. */
   entry?: string,
-): Promise<{ origin: string; pid: number | undefined; stop: () => void }> {
+): Promise<{ origin: string; pids: number[]; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "edgegym-bench-"));
   execFileSync(
     join(ROOT, "node_modules/.bin/wrangler"),
@@ -74,7 +74,11 @@ const worker :Workerd.Worker = (
   for (let i = 0; i < 200; i++) {
     try {
       if ((await fetch(`${origin}/envs`)).ok)
-        return { origin, pid: child.pid, stop: () => child.kill("SIGTERM") };
+        return {
+          origin,
+          pids: child.pid === undefined ? [] : [child.pid],
+          stop: () => child.kill("SIGTERM"),
+        };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
