@@ -9,11 +9,13 @@ import {
   rloo,
 } from "./advantages.js";
 import { gae, steppo } from "./gae.js";
+import type { AdvantageEstimatorName } from "./names.js";
 import { policyLosses } from "./policy-loss.js";
 
 export * from "./advantages.js";
 export * from "./aggregate.js";
 export * from "./gae.js";
+export * from "./names.js";
 export * from "./policy-loss.js";
 export * from "./process-rewards.js";
 export * from "./regularizers.js";
@@ -34,8 +36,7 @@ export const advantageEstimators = {
   "reinforce++-baseline": { run: reinforcePlusPlusBaseline, critic: "none" },
   gae: { run: gae, critic: "token" },
   steppo: { run: steppo, critic: "step" },
-} as const satisfies Record<string, Estimator>;
-export type AdvantageEstimatorName = keyof typeof advantageEstimators;
+} as const satisfies Record<AdvantageEstimatorName, Estimator>;
 
 /** The registry the config resolves names against. */
 export const algos = { advantageEstimators, policyLosses } as const;

@@ -1,9 +1,5 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { ByteTokenizer } from "../policy/index.js";
-import { collectDemos } from "../rollout/demos.js";
-import { connectEnv } from "../train/session.js";
-import { episodeMetrics, trajectoryLine } from "../train/summary.js";
 import { cliIO, fail } from "./run-io.js";
 
 /** `edgegym demos`: expert demonstrations from `/v1/expert` as trajectories.jsonl (text and ids). */
@@ -16,6 +12,10 @@ export function registerDemos(program: Command): void {
     .option("--split <split>", "task split", "train")
     .option("--out <file>", "output JSONL", "demos.jsonl")
     .action(async (opts: { env: string; episodes: string; split: string; out: string }) => {
+      const { ByteTokenizer } = await import("../tokenizer/byte-tokenizer.js");
+      const { collectDemos } = await import("../rollout/demos.js");
+      const { connectEnv } = await import("../train/session.js");
+      const { episodeMetrics, trajectoryLine } = await import("../train/summary.js");
       const env = await connectEnv(opts.env, 16);
       if (!env.ok) return fail(env.error);
       const tokenizer = new ByteTokenizer();

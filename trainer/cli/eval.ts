@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { resolveConfig } from "../train/config.js";
-import { EvalConfig, formatEvalTable, runEval } from "../train/evaluate.js";
+import { EvalConfig, formatEvalTable } from "../train/eval-config.js";
 import { cliIO, collect, fail, overridesFrom } from "./run-io.js";
 
 const NAMED = ["env", "policy", "model", "split", "n", "backend", "seed", "temperature"] as const;
@@ -22,6 +22,7 @@ export function registerEval(program: Command): void {
     .action(async (opts: Record<string, unknown> & { set: string[] }) => {
       const config = resolveConfig(EvalConfig, {}, [...overridesFrom(opts, NAMED), ...opts.set]);
       if (!config.ok) return fail(`bad config: ${config.error}`);
+      const { runEval } = await import("../train/evaluate.js");
       const result = await runEval(config.value, cliIO);
       if (!result.ok) return fail(result.error);
       process.stdout.write(`${formatEvalTable(result.value)}\n`);

@@ -1,11 +1,14 @@
-import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
 import type { RunIO } from "../train/session.js";
 
-/** The CLI's run I/O: log lines on stderr, checkpoints in the policy package's format. */
+/**
+ * The CLI's run I/O: log lines on stderr, checkpoints in the policy package's format. The policy
+ * package (tfjs) loads on first use so that `edgegym --help` and the hub commands start fast.
+ */
 export const cliIO: RunIO = {
   log: (line) => process.stderr.write(`edgegym: ${line}\n`),
-  saveCheckpoint,
-  loadCheckpoint,
+  saveCheckpoint: async (dir, checkpoint) =>
+    (await import("../checkpoint/checkpoint.js")).saveCheckpoint(dir, checkpoint),
+  loadCheckpoint: async (dir) => (await import("../checkpoint/checkpoint.js")).loadCheckpoint(dir),
 };
 
 /** Collects a repeatable option into a list. */

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { resolveTrainConfig } from "../train/config.js";
-import { runTraining } from "../train/run.js";
 import { iterationProgress } from "./progress.js";
 import { cliIO, collect, fail, overridesFrom } from "./run-io.js";
 
@@ -33,6 +32,7 @@ export function registerTrain(program: Command): void {
         : {};
       const config = resolveTrainConfig(base, [...overridesFrom(opts, NAMED), ...opts.set]);
       if (!config.ok) return fail(`bad config: ${config.error}`);
+      const { runTraining } = await import("../train/run.js");
       const progress = iterationProgress("train");
       const result = await runTraining(config.value, cliIO, progress.update);
       progress.stop();

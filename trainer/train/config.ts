@@ -1,12 +1,7 @@
 import { z } from "zod";
 import { err, ok, type Result } from "../../shared/result.js";
-import { type AdvantageEstimatorName, advantageEstimators } from "../algos/index.js";
+import { ADVANTAGE_ESTIMATORS } from "../algos/names.js";
 import { BACKENDS } from "../policy/types.js";
-
-const estimatorNames = Object.keys(advantageEstimators) as [
-  AdvantageEstimatorName,
-  ...AdvantageEstimatorName[],
-];
 
 /**
  * Everything one RL run chooses. Each field has a default; `resolveTrainConfig` applies CLI overrides
@@ -27,7 +22,7 @@ export const TrainConfig = z.object({
   out: z.string().default("runs/latest"),
 
   /** Advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, gae, steppo. */
-  algorithm: z.enum(estimatorNames).default("grpo"),
+  algorithm: z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
   /** Policy loss: PPO clip (token ratio) or GSPO (sequence geometric-mean ratio, StepPO's). */
   policyLoss: z.enum(["ppo", "gspo"]).default("ppo"),
   /** How per-token losses become one scalar. */

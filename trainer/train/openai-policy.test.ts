@@ -3,7 +3,8 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { err } from "../../shared/result.js";
-import { formatEvalTable, runEval } from "./evaluate.js";
+import { formatEvalTable } from "./eval-config.js";
+import { runEval } from "./evaluate.js";
 
 type Req = {
   model: string;

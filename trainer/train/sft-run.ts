@@ -1,52 +1,14 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { z } from "zod";
 import { rng } from "../../environments/kit/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { clipGradNorm } from "../algos/index.js";
 import type { PolicyModel } from "../policy/types.js";
-import { BACKENDS } from "../policy/types.js";
 import { collectDemos } from "../rollout/demos.js";
 import { maskedNll, type SftBatch } from "../sft/sft-step.js";
 import { buildBatch } from "./batch.js";
 import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
+import type { SftConfig } from "./sft-config.js";
 import { episodeMetrics } from "./summary.js";
-
-/** `edgegym sft`: expert demonstrations through `/v1/expert`, trained on assistant tokens only. */
-export const SftConfig = z.object({
-  /** `--env`: an env URL, `hub://owner/name@version` or `local:<name>`. */
-  env: z.string().default("local:calculator"),
-  /** Split the demonstrations come from (the expert is usually refused on test). */
-  split: z.string().default("train"),
-  backend: z.enum(BACKENDS).optional(),
-  seed: z.number().int().default(1),
-  /** Checkpoint to continue from; unset starts a fresh model of `model`'s shape. */
-  init: z.string().optional(),
-  /** Run folder; the result is `<out>/checkpoints/final`. */
-  out: z.string().default("runs/sft"),
-  /** Expert episodes to collect. */
-  episodes: z.number().int().positive().default(256),
-  /** Passes over the demonstrations. */
-  epochs: z.number().int().positive().default(4),
-  /** Step rows per gradient step. */
-  batchRows: z.number().int().positive().default(16),
-  lr: z.number().positive().default(2e-3),
-  maxGradNorm: z.number().positive().default(1),
-  /** Client-side cap on an expert episode's steps. */
-  maxSteps: z.number().int().positive().default(6),
-  renderTools: z.boolean().default(false),
-  /** Shape of a fresh model (see `edgegym train`). */
-  model: z
-    .object({
-      dModel: z.number().int().positive().default(64),
-      nLayers: z.number().int().positive().default(2),
-      nHeads: z.number().int().positive().default(4),
-      nKvHeads: z.number().int().positive().default(4),
-      dFf: z.number().int().positive().default(176),
-      contextLength: z.number().int().positive().default(384),
-    })
-    .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 }),
-});
-export type SftConfig = z.infer<typeof SftConfig>;
 
 export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;
 
@@ -141,7 +103,7 @@ export async function runSft(
  * One masked next-token step on assistant tokens. Variables outside the loss (the value head) get no
  * gradient and are left alone. Returns the loss.
  */
-function sftUpdate(
+export function sftUpdate(
   model: PolicyModel,
   optimizer: tf.Optimizer,
   batch: SftBatch,
