@@ -1,9 +1,10 @@
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openLocalDb } from "../data/local-db.js";
 import { browse, parseAction } from "./browser.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import type { Goal } from "./goal.js";
-import type { PageState } from "./pages.js";
+import { PageState } from "./pages.js";
 import type { Product } from "./product.js";
 import type { SqlDb } from "./sql-db.js";
 
@@ -169,5 +170,38 @@ describe("WebShop text-mode pages and transitions", () => {
       expect(r.page.text).toMatch(/Page 1 \(Total results: \d+\)/);
     }
     expect((await go({ p: "start" }, "search[***]")).page.text).toContain("(Total results: 0)");
+  });
+
+  it("fuzz: random walks over clickables and searches stay valid, and invalid commands change nothing", async () => {
+    const step = fc.oneof(
+      fc.nat(40).map((n) => ({ kind: "click" as const, n })),
+      fc.constantFrom("widget", "lamp", "model 3", "", "***").map((q) => ({ kind: "search" as const, q })),
+      fc.string({ maxLength: 20 }).map((junk) => ({ kind: "junk" as const, junk })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 12 }), async (walk) => {
+        let state: PageState = { p: "start" };
+        for (const s of walk) {
+          if (state.p === "done") break;
+          const before = await go(state, "noop");
+          const clickable =
+            before.page.clickables[s.kind === "click" ? s.n % Math.max(1, before.page.clickables.length) : 0];
+          const command =
+            s.kind === "search" ? `search[${s.q}]` : s.kind === "click" ? `click[${clickable}]` : s.junk;
+          const r = await go(state, command);
+          expect(PageState.safeParse(r.state).success).toBe(true);
+          // Every clickable but the search button is an available action; anything invalid changes nothing.
+          if (s.kind === "click" && clickable !== undefined && clickable !== "search")
+            expect(r.valid).toBe(true);
+          if (!r.valid) {
+            expect(r.state).toBe(state);
+            expect(r.page.text).toBe(before.page.text);
+          }
+          if (r.reward) expect(r.reward.total).toBeGreaterThanOrEqual(0);
+          state = r.state;
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });

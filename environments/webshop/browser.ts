@@ -16,6 +16,9 @@ export function parseAction(command: string): { name: string; arg: string } | un
   return { name: m[1] as string, arg: (m[2] as string).toLowerCase() };
 }
 
+/** Characters of the keywords kept in the session state: bounds the token whatever the model types. */
+const MAX_KEPT_QUERY = 256;
+
 /** The products a page shows: the current results page, or the item. */
 function shownIndexes(state: PageState): number[] {
   if (state.p === "results") return pageHits(state);
@@ -97,7 +100,12 @@ export async function browse(
   if (action?.name === "search" && state.p !== "done") {
     const hits = await store.search(action.arg);
     if (!hits.ok) return hits;
-    const next: PageState = { p: "results", q: action.arg, page: 1, hits: hits.value };
+    const next: PageState = {
+      p: "results",
+      q: action.arg.slice(0, MAX_KEPT_QUERY),
+      page: 1,
+      hits: hits.value,
+    };
     const page = await showPage(next, goal, store);
     return page.ok ? { ok: true, value: { state: next, page: page.value, valid: true } } : page;
   }
