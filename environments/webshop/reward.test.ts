@@ -57,6 +57,8 @@ describe("webshop reward (get_reward), golden values by hand", () => {
       title_score: 1,
       n_opt: 2,
     });
+    // WebShop's verbose weights: w_att = 1/4, w_option = 2/4, w_price = 1/4.
+    expect(r.details).toMatchObject({ r_att: 1, w_att: 0.25, r_option: 1, w_option: 0.5, w_price: 0.25 });
   });
 
   it("misses count part by part: wrong options, over the bound, a missing attribute", () => {

@@ -101,7 +101,9 @@ export function webshopReward(bought: Product, chosen: readonly string[], goal: 
       goal_attributes: goal.attributes.length,
       goal_options: nGoalOptions,
       r_att: goal.attributes.length === 0 ? 0 : nAttr / goal.attributes.length,
-      ...(nGoalOptions === 0 ? {} : { r_option: nOpt / nGoalOptions }),
+      w_att: goal.attributes.length / denominator,
+      ...(nGoalOptions === 0 ? {} : { r_option: nOpt / nGoalOptions, w_option: nGoalOptions / denominator }),
+      w_price: 1 / denominator,
     },
   };
 }
