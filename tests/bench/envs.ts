@@ -1,9 +1,10 @@
 /**
  * `npm run bench:envs`: calculator episodes at concurrency 1, 16, 64 and 256 against the Node host
  * (one process), the Node host as a node:cluster of one process per core (stateless sessions make
- * that a one-liner), and the environments' worker on the workerd binary, printing JSON. The load
+ * that a one-liner), the environments' worker on the workerd binary, printing JSON. The load
  * generator runs in this process, so on a 2-core machine server and client share the CPU, as the
- * issue's targets assume. `--target`, `--concurrency` and `--seconds` narrow a run.
+ * issue's targets assume. `in-process` is the kit alone, through `app.fetch` with no HTTP.
+ * `--target`, `--concurrency` and `--seconds` narrow a run.
  */
 import { spawn } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -11,6 +12,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { generateSecrets } from "../../environments/kit/index.js";
+import { runInProcess } from "./in-process.js";
 import { type LoadResult, runLoad } from "./load.js";
 import { startWorkerd } from "./workerd-host.js";
 
@@ -18,7 +20,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "4" },
     concurrency: { type: "string", default: "1,16,64,256" },
-    target: { type: "string", default: "node,node-cluster,workerd" },
+    target: { type: "string", default: "in-process,node,node-cluster,workerd" },
   },
 });
 const durationMs = Number(values.seconds) * 1000;
@@ -57,7 +59,8 @@ const report: Record<string, unknown> = {
   /** Other load on the machine skews every figure but serverCpuMicrosPerStep. */
   loadAverageAtStart: loadavg()[0],
 };
-for (const target of targets) {
+if (targets.includes("in-process")) report["in-process"] = await runInProcess(bindings, durationMs);
+for (const target of targets.filter((t) => t !== "in-process")) {
   // The environments' own worker entry: the hub in front of it (wrangler's main) is not what this measures.
   const host =
     target === "workerd"

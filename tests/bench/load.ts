@@ -38,7 +38,7 @@ function expertActions(index: number): string[] {
   ];
 }
 
-const ACTIONS = Array.from({ length: 512 }, (_, i) => ({ index: i, actions: expertActions(i) }));
+export const ACTIONS = Array.from({ length: 512 }, (_, i) => ({ index: i, actions: expertActions(i) }));
 
 const percentile = (sorted: Float64Array, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
