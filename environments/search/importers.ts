@@ -123,6 +123,8 @@ function importer<S extends z.ZodType>(
   schema: S,
   convert: (r: z.infer<S>, i: number) => Parsed,
   missing: string,
+  /** Records to leave out before validation (MuSiQue's unanswerable questions). */
+  skip: (raw: unknown) => boolean = () => false,
 ) {
   return (text: string, options: ImportOptions): Result<ImportedDataset> => {
     const split = targetSplit(options);
@@ -131,7 +133,7 @@ function importer<S extends z.ZodType>(
     if (!all.ok) return all;
     const parsed: Parsed[] = [];
     for (const [i, raw] of all.value.entries()) {
-      if (dataset === "musique" && (raw as { answerable?: boolean }).answerable === false) continue;
+      if (skip(raw)) continue;
       const r = schema.safeParse(raw);
       if (!r.success) {
         const issue = r.error.issues[0];
@@ -179,4 +181,5 @@ export const importMusique = importer(
   Musique,
   fromMusique,
   "Expected MuSiQue's format (musique_ans_v1.0_*.jsonl).",
+  (raw) => (raw as { answerable?: unknown } | null)?.answerable === false,
 );

@@ -64,8 +64,13 @@ describe("search environment", () => {
 
   it("scores EM by default, F1 when configured; F1 is in info either way", async () => {
     const rt = { bindings: { ...secrets, EDGEGYM_DB: db } };
-    const task = worldTask("train", 1); // bridge: "Which organisation does the creator of … work for?"
-    const gold = task.answers[0] as string; // "<Name> <Suffix>", two tokens
+    // The first "Which organisation does the creator of … work for?" task: its answer is "<Name> <Suffix>".
+    const index = Array.from({ length: 100 }, (_, i) => i).find((i) =>
+      worldTask("train", i).question.startsWith("Which organisation"),
+    );
+    if (index === undefined) throw new Error("no organisation question among train 0..99");
+    const gold = worldTask("train", index).answers[0] as string;
+    expect(gold.split(" ")).toHaveLength(2);
     const partial = `<answer>${gold.split(" ")[0]}</answer>`; // 1 of 2 gold tokens: P = 1, R = 1/2, F1 = 2/3
     const f1Env = createSearchEnvironment({
       name: "search-f1",
@@ -77,7 +82,7 @@ describe("search environment", () => {
       [search, 0],
       [f1Env, 2 / 3],
     ] as const) {
-      const s = await env.startSession({ split: "train", index: 1 }, rt);
+      const s = await env.startSession({ split: "train", index }, rt);
       const r = await env.step({ session: s.session, action: { content: partial } }, rt);
       expect(r.done).toBe(true);
       expect(r.reward).toBeCloseTo(expected, 12);

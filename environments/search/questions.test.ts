@@ -59,3 +59,16 @@ describe("two-hop questions", () => {
     }
   });
 });
+
+describe("comparison balance", () => {
+  it("'same country?' questions answer yes about half the time: 40–60% of 200", () => {
+    const answers = Array.from({ length: 5000 }, (_, i) => worldTask("train", i))
+      .filter((t) => t.question.startsWith("Are "))
+      .slice(0, 200)
+      .map((t) => t.answers[0]);
+    expect(answers).toHaveLength(200);
+    const yes = answers.filter((a) => a === "yes").length;
+    expect(yes).toBeGreaterThanOrEqual(80);
+    expect(yes).toBeLessThanOrEqual(120);
+  });
+});

@@ -96,8 +96,11 @@ const COMPARISON: Template[] = [
     };
   },
   (w, r) => {
-    const [a, b] = pair(r, w.people, () => true);
-    const same = at(w.cities, a.city).country === at(w.cities, b.city).country;
+    // Half the pairs share a country, so "no" is not a safe guess.
+    const want = r.next() < 0.5;
+    const country = (p: World["people"][number]) => at(w.cities, p.city).country;
+    const [a, b] = pair(r, w.people, (x, y) => (country(x) === country(y)) === want);
+    const same = country(a) === country(b);
     return {
       question: `Are ${a.name} and ${b.name} from the same country?`,
       answers: [same ? "yes" : "no"],
@@ -111,7 +114,7 @@ const COMPARISON: Template[] = [
 export const WORLD_SPLITS = { train: 10_000, test: 1_000 } as const;
 
 /** Generator identity: part of the environment's content hash; bump it when generation changes. */
-export const WORLD_GENERATOR = "search-world/1";
+export const WORLD_GENERATOR = "search-world/2";
 
 /** A world with its passages, and each passage's text by title. */
 export type IndexedWorld = { world: World; passages: Passage[]; text: Map<string, string> };
