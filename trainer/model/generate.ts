@@ -8,8 +8,8 @@ import { drawToken } from "./sampler.js";
 import type { Weights } from "./weights.js";
 
 type Cache = {
-  /** Keys transposed, `[B, KV, hd, S]`. */
-  kT: tf.Tensor4D[];
+  /** Keys `[B, KV, S, hd]` (see {@link decodeAttention}). */
+  k: tf.Tensor4D[];
   v: tf.Tensor4D[];
 };
 
@@ -51,11 +51,11 @@ function prefill(
     const sin = tf.reshape(tf.gather(r.sin, pos), [n, length, -1]);
     const mask = prefixMask(pads, length);
     let h = tf.gather(w.embed, tf.tensor1d(ids, "int32")) as tf.Tensor2D;
-    const cache: Cache = { kT: [], v: [] };
+    const cache: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
       const { q, kT, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
-      cache.kT.push(kT);
+      cache.k.push(tf.transpose(kT, [0, 1, 3, 2]) as tf.Tensor4D);
       cache.v.push(v);
       h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
@@ -68,6 +68,29 @@ function prefill(
     return { cache, logits };
   });
   return { ...out, pads };
+}
+
+/**
+ * Attention for one new token per row: q `[B, H, 1, hd]` against the cache k/v `[B, KV, S, hd]`.
+ * Scores are computed as k @ qᵀ (`[B, KV, S, G]`, a narrow output) because tfjs-wasm's batched matmul
+ * loop is fast for narrow outputs and slow for wide ones (q @ kᵀ is `S` wide); qᵀ is a free reshape
+ * when G = 1. The cache grows along its third axis, the cheaper concat. Returns `[B, H·hd]`.
+ */
+function decodeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
+  const [b, , , hd] = q.shape;
+  const s = k.shape[2];
+  const g = c.nHeads / c.nKvHeads;
+  const qT =
+    g === 1
+      ? tf.reshape(q, [b, c.nKvHeads, hd, 1])
+      : tf.transpose(tf.reshape(q, [b, c.nKvHeads, g, hd]), [0, 1, 3, 2]);
+  const scoresT = matmul(k, qT);
+  const scores =
+    g === 1
+      ? tf.reshape(scoresT, [b, c.nKvHeads, 1, 1, s])
+      : tf.reshape(tf.transpose(scoresT, [0, 1, 3, 2]), [b, c.nKvHeads, g, 1, s]);
+  const p = tf.reshape(tf.softmax(tf.add(scores, mask)), [b, c.nKvHeads, g, s]);
+  return tf.reshape(matmul(p, v), [b, c.nHeads * hd]) as tf.Tensor2D;
 }
 
 /** One decode step for every row: appends to the cache and returns the next logits. */
@@ -87,15 +110,18 @@ function decodeStep(
     const keys = keyMask.length / n;
     const mask = tf.tensor(keyMask, [n, 1, 1, 1, keys]);
     let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;
-    const next: Cache = { kT: [], v: [] };
+    const next: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
       const { q, kT, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
-      const kc = tf.concat([cache.kT[i] as tf.Tensor4D, kT], 3);
+      const kc = tf.concat(
+        [cache.k[i] as tf.Tensor4D, tf.reshape(kT, [n, c.nKvHeads, 1, -1])],
+        2,
+      ) as tf.Tensor4D;
       const vc = tf.concat([cache.v[i] as tf.Tensor4D, v], 2);
-      next.kT.push(kc);
+      next.k.push(kc);
       next.v.push(vc);
-      h = tf.add(h, matmul(attention(q, kc, vc, mask, c), l.o));
+      h = tf.add(h, matmul(decodeAttention(q, kc, vc, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
     });
     return {
@@ -106,14 +132,14 @@ function decodeStep(
 }
 
 function disposeCache(cache: Cache): void {
-  tf.dispose([...cache.kT, ...cache.v]);
+  tf.dispose([...cache.k, ...cache.v]);
 }
 
 /** Keeps only the cache rows in `rows`. */
 function selectRows(cache: Cache, rows: number[]): Cache {
   return tf.tidy(() => {
     const index = tf.tensor1d(rows, "int32");
-    return { kT: cache.kT.map((t) => tf.gather(t, index)), v: cache.v.map((t) => tf.gather(t, index)) };
+    return { k: cache.k.map((t) => tf.gather(t, index)), v: cache.v.map((t) => tf.gather(t, index)) };
   });
 }
 
