@@ -11,11 +11,15 @@ const { values } = parseArgs({
     port: { type: "string", default: "8788" },
     host: { type: "string", default: "127.0.0.1" },
     db: { type: "string", default: DEFAULT_LOCAL_DB },
+    /** Requests each environment works on at once before answering 429 `rate_limited`; 0 is no limit. */
+    "max-in-flight": { type: "string", default: "0" },
   },
 });
 const db = await openLocalDb(values.db);
 const bindings = { ...(await localSecrets()), EDGEGYM_DB: db };
-const server = await listen(createEnvironmentsHost(), bindings, Number(values.port), values.host);
+const maxInFlight = Number(values["max-in-flight"]);
+const host = createEnvironmentsHost(builtinEnvironments, maxInFlight > 0 ? { maxInFlight } : {});
+const server = await listen(host, bindings, Number(values.port), values.host);
 console.log(`edgegym: local datasets from ${values.db}`);
 for (const env of builtinEnvironments) console.log(`edgegym: ${env.name} at ${server.url}/envs/${env.name}`);
 const stop = () => server.close().then(() => process.exit(0));
