@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { localSecrets } from "../../environments/node/local-keys.js";
+import { err, ok, type Result } from "../../shared/result.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+/** Where `npm run dev` (hub/node/dev.ts) keeps the local team's admin token after bootstrapping. */
+export const HUB_LOCAL_FILE = resolve(ROOT, ".edgegym/hub-local.json");
+
+export type LocalHub = { url: string; token: string; stop: () => Promise<void> };
+
+export type LocalHubOptions = {
+  port: number;
+  /** wrangler's `--persist-to` (the local D1 and caches); unset uses wrangler's default `.wrangler/`. */
+  persistTo?: string;
+  /** The hub's output lines (migrations, bootstrap, publishing). */
+  log: (line: string) => void;
+  /** How long to wait for the bootstrap to finish. */
+  timeoutMs?: number;
+};
+
+/**
+ * The local hub exactly as `npm run dev` starts it: workerd through `wrangler dev` with a local D1,
+ * migrations applied, the team `edgegym` bootstrapped and the built-in envs published. It runs in its
+ * own process group so that stopping it ends wrangler and workerd too.
+ */
+export async function startLocalHub(opts: LocalHubOptions): Promise<Result<LocalHub>> {
+  await localSecrets();
+  const args = ["--import", "tsx", resolve(ROOT, "hub/node/dev.ts"), "--port", String(opts.port)];
+  if (opts.persistTo) args.push("--persist-to", opts.persistTo);
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false" },
+  });
+  const stop = () => stopGroup(child);
+  const ready = await new Promise<Result<void>>((done) => {
+    const timer = setTimeout(
+      () => done(err(`the hub did not finish starting in ${opts.timeoutMs ?? 180_000} ms`)),
+      opts.timeoutMs ?? 180_000,
+    );
+    const onLine = (line: string) => {
+      if (line.trim() !== "" && !line.startsWith("npm warn")) opts.log(line);
+      if (line.startsWith("hub: ready at")) {
+        clearTimeout(timer);
+        done(ok(undefined));
+      }
+    };
+    lines(child.stdout, onLine);
+    lines(child.stderr, onLine);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      done(err(`the hub exited (code ${code}) before it was ready`));
+    });
+  });
+  if (!ready.ok) {
+    await stop();
+    return ready;
+  }
+  const local = JSON.parse(await readFile(HUB_LOCAL_FILE, "utf8")) as { token?: string };
+  if (!local.token) {
+    await stop();
+    return err(`no admin token in ${HUB_LOCAL_FILE}`);
+  }
+  return ok({ url: `http://localhost:${opts.port}`, token: local.token, stop });
+}
+
+function lines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  let buffered = "";
+  stream?.setEncoding("utf8");
+  stream?.on("data", (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split("\n");
+    buffered = parts.pop() ?? "";
+    for (const part of parts) onLine(part);
+  });
+}
+
+/** SIGTERM to the hub's process group, SIGKILL if it is still there after 5 s. */
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 5000).unref());
+  if ((await Promise.race([exited, timeout])) === "timeout") {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}

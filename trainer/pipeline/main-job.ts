@@ -1,0 +1,172 @@
+import { appendFile, cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { err, ok, type Result } from "../../shared/result.js";
+import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
+import { writeReport } from "../report/report.js";
+import { runTraining } from "../train/run.js";
+import { loadPolicy, type RunIO, startBackend } from "../train/session.js";
+import { runSft } from "../train/sft-run.js";
+import { type Hub, runHubEval } from "./hub-eval.js";
+import { type EvalDone, type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
+import type { Recipe } from "./recipe.js";
+
+/** Thrown from a progress callback to stop the trainer between iterations (Ctrl-C). */
+export class Interrupted extends Error {}
+
+export type MainJobOptions = {
+  name: string;
+  recipe: Recipe;
+  runDir: string;
+  hub: Hub;
+  /** Start over instead of resuming the folder's state.json. */
+  fresh: boolean;
+  /** Aborted on Ctrl-C: the running stage stops after its current iteration and is redone on resume. */
+  signal: AbortSignal;
+  log: (line: string) => void;
+  /** Per-iteration progress of the training stages. */
+  progress: (stage: string, iteration: number, total: number, metrics: Record<string, number>) => void;
+};
+
+export type MainJobResult = { state: JobState; interrupted: boolean };
+
+const rlTitle = (name: string, recipe: Recipe) => `${name} · SFT + ${recipe.rl.algorithm}`;
+
+/**
+ * The main job: SFT warm start through the hub gateway, RL in resumable segments, then a hub
+ * evaluation run of each policy. Every finished stage is recorded in `<runDir>/state.json`, so a rerun
+ * continues where an interrupted one stopped.
+ */
+export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobResult>> {
+  const { recipe, runDir, signal } = opts;
+  await mkdir(runDir, { recursive: true });
+  const loaded = await loadState(runDir, opts.name, recipe, opts.fresh);
+  if (!loaded.ok) return loaded;
+  const state = loaded.value;
+  await saveState(runDir, state);
+  const env = `hub://${recipe.env}`;
+  process.env.EDGEGYM_HUB_URL = opts.hub.url;
+  process.env.EDGEGYM_TOKEN = opts.hub.token;
+  const io: RunIO = {
+    log: (line) => {
+      opts.log(line);
+      void appendFile(join(runDir, "job.log"), `${line}\n`);
+    },
+    saveCheckpoint,
+    loadCheckpoint,
+  };
+  const stopIfAsked = () => {
+    if (signal.aborted) throw new Interrupted("interrupted");
+  };
+  const sizes = segmentSizes(recipe.rl.iterations, recipe.segment);
+
+  try {
+    for (
+      let stage = nextStage(state, recipe, runDir);
+      stage.kind !== "done";
+      stage = nextStage(state, recipe, runDir)
+    ) {
+      stopIfAsked();
+      const t0 = performance.now();
+      const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
+      if (stage.kind === "sft") {
+        io.log(`stage sft: ${recipe.sft.episodes} expert demos from ${env}, ${recipe.sft.epochs} epochs`);
+        const sft = await runSft({ ...recipe.sft, env, out: stage.out }, io, (e, total, m) => {
+          opts.progress("sft", e, total, m);
+          stopIfAsked();
+        });
+        if (!sft.ok) return err(`sft: ${sft.error}`);
+        state.sft = { checkpoint: sft.value.checkpoint, seconds: seconds() };
+      } else if (stage.kind === "rl") {
+        const done = sizes.slice(0, stage.segment - 1).reduce((a, b) => a + b, 0);
+        io.log(
+          `stage rl ${stage.segment}/${sizes.length}: ${recipe.rl.algorithm} iterations ${done + 1}–${done + stage.iterations} of ${recipe.rl.iterations}`,
+        );
+        const init = stage.segment === 1 ? await weightsOnly(stage.init) : stage.init;
+        const rl = await runTraining(
+          // Each segment gets its own seed so that segments draw different tasks.
+          {
+            ...recipe.rl,
+            env,
+            init,
+            out: stage.out,
+            iterations: stage.iterations,
+            seed: recipe.rl.seed * 1000 + stage.segment,
+          },
+          io,
+          (i, _total, m) => {
+            opts.progress(recipe.rl.algorithm, done + i, recipe.rl.iterations, m);
+            stopIfAsked();
+          },
+        );
+        if (!rl.ok) return err(`rl: ${rl.error}`);
+        state.segments.push({ dir: stage.out, iterations: stage.iterations, seconds: seconds() });
+        await mergeMetrics(join(runDir, "rl"), state);
+        await writeReport(join(runDir, "rl"), rlTitle(opts.name, recipe));
+      } else {
+        const label = stage.which === "sft" ? "sft" : `sft+${recipe.rl.algorithm}`;
+        io.log(
+          `stage eval ${label}: ${recipe.eval.split} tasks 0..${recipe.eval.n - 1} as a hub evaluation run`,
+        );
+        const backend = await startBackend(recipe.rl.backend ?? recipe.sft.backend, io);
+        if (!backend.ok) return backend;
+        state.backend = backend.value;
+        const policy = await loadPolicy(stage.checkpoint, {}, 1, io);
+        if (!policy.ok) return policy;
+        const model = `${opts.name}/${label}`;
+        const ran = await runHubEval(opts.hub, policy.value, {
+          env: recipe.env,
+          ...recipe.eval,
+          model: { name: model, recipe: opts.name, checkpoint: stage.checkpoint, backend: backend.value },
+        });
+        if (!ran.ok) return err(`eval ${label}: ${ran.error}`);
+        const a = ran.value.aggregate;
+        io.log(
+          `eval ${label}: success ${a.successRate.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
+        );
+        const result: EvalDone = {
+          runId: ran.value.runId,
+          model,
+          checkpoint: stage.checkpoint,
+          aggregate: a,
+          seconds: seconds(),
+        };
+        if (stage.which === "sft") state.evalSft = result;
+        else state.evalRl = result;
+      }
+      await saveState(runDir, state);
+    }
+  } catch (e) {
+    if (e instanceof Interrupted) return ok({ state, interrupted: true });
+    throw e;
+  }
+  return ok({ state, interrupted: false });
+}
+
+/** The segments' metrics.jsonl as one series (iterations numbered across segments) in `<runDir>/rl`. */
+async function mergeMetrics(dir: string, state: JobState): Promise<void> {
+  let offset = 0;
+  const lines: string[] = [];
+  for (const s of state.segments) {
+    const text = await readFile(join(s.dir, "metrics.jsonl"), "utf8");
+    for (const line of text.split("\n").filter((l) => l.trim() !== "")) {
+      const row = JSON.parse(line) as Record<string, number>;
+      lines.push(JSON.stringify({ ...row, iteration: offset + (row.iteration ?? 0) }));
+    }
+    offset += s.iterations;
+  }
+  await writeFile(join(dir, "metrics.jsonl"), `${lines.join("\n")}\n`);
+}
+
+/**
+ * The SFT checkpoint without its optimizer state, beside it: RL starts a fresh Adam at the RL learning
+ * rate (a loaded optimizer keeps SFT's learning rate, and its moments cover only the variables SFT
+ * trained, not the value head).
+ */
+async function weightsOnly(checkpoint: string): Promise<string> {
+  const dir = `${checkpoint}-weights`;
+  await cp(checkpoint, dir, {
+    recursive: true,
+    filter: (src) => !/optimizer\.(json|safetensors)$/.test(src),
+  });
+  return dir;
+}

@@ -1,0 +1,105 @@
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { err, ok, type Result } from "../../shared/result.js";
+import { HubAggregate } from "./hub-eval.js";
+import type { Recipe } from "./recipe.js";
+
+/** A finished hub evaluation of one policy. */
+const EvalDone = z.object({
+  runId: z.string(),
+  model: z.string(),
+  checkpoint: z.string(),
+  aggregate: HubAggregate,
+  seconds: z.number(),
+});
+export type EvalDone = z.infer<typeof EvalDone>;
+
+/**
+ * What a run folder has finished, saved as `state.json` after every stage: the next `npm start` with
+ * the same recipe and folder picks up at the first stage not listed here.
+ */
+export const JobState = z.object({
+  recipe: z.string(),
+  /** The recipe as it was resolved when the run began; a changed recipe can't resume this folder. */
+  resolved: z.unknown(),
+  backend: z.string().optional(),
+  sft: z.object({ checkpoint: z.string(), seconds: z.number() }).optional(),
+  segments: z.array(z.object({ dir: z.string(), iterations: z.number(), seconds: z.number() })).default([]),
+  evalSft: EvalDone.optional(),
+  evalRl: EvalDone.optional(),
+});
+export type JobState = z.infer<typeof JobState>;
+
+export type Stage =
+  | { kind: "sft"; out: string }
+  | { kind: "rl"; segment: number; iterations: number; init: string; out: string }
+  | { kind: "eval"; which: "sft" | "rl"; checkpoint: string }
+  | { kind: "done" };
+
+const finalCheckpoint = (runDir: string) => join(runDir, "checkpoints", "final");
+
+/**
+ * The RL iterations split into resumable segments of `recipe.segment` (the last may be shorter),
+ * e.g. 12 iterations in segments of 5 → [5, 5, 2].
+ */
+export function segmentSizes(iterations: number, segment: number): number[] {
+  const sizes: number[] = [];
+  for (let left = iterations; left > 0; left -= segment) sizes.push(Math.min(segment, left));
+  return sizes;
+}
+
+/** The first unfinished stage: SFT, then each RL segment from the previous checkpoint, then the two evals. */
+export function nextStage(state: JobState, recipe: Recipe, runDir: string): Stage {
+  if (!state.sft) return { kind: "sft", out: join(runDir, "sft") };
+  const sizes = segmentSizes(recipe.rl.iterations, recipe.segment);
+  const done = state.segments.length;
+  if (done < sizes.length) {
+    const previous = state.segments.at(-1);
+    return {
+      kind: "rl",
+      segment: done + 1,
+      iterations: sizes[done] as number,
+      init: previous ? finalCheckpoint(previous.dir) : state.sft.checkpoint,
+      out: join(runDir, "rl", `segment-${done + 1}`),
+    };
+  }
+  if (!state.evalSft) return { kind: "eval", which: "sft", checkpoint: state.sft.checkpoint };
+  const last = state.segments.at(-1);
+  if (!state.evalRl && last) return { kind: "eval", which: "rl", checkpoint: finalCheckpoint(last.dir) };
+  return { kind: "done" };
+}
+
+/**
+ * The run folder's state, or a fresh one. A folder begun with a different recipe is an error (resuming
+ * it would mix two experiments) unless `fresh` starts over.
+ */
+export async function loadState(
+  runDir: string,
+  name: string,
+  recipe: Recipe,
+  fresh: boolean,
+): Promise<Result<JobState>> {
+  const blank: JobState = { recipe: name, resolved: recipe, segments: [] };
+  if (fresh) return ok(blank);
+  let text: string;
+  try {
+    text = await readFile(join(runDir, "state.json"), "utf8");
+  } catch {
+    return ok(blank);
+  }
+  const parsed = JobState.safeParse(JSON.parse(text));
+  if (!parsed.success) return err(`${runDir}/state.json is not a run state; use --fresh to start over`);
+  if (JSON.stringify(parsed.data.resolved) !== JSON.stringify(recipe) || parsed.data.recipe !== name)
+    return err(
+      `${runDir} was begun with another recipe; use --fresh to start over or --out for a new folder`,
+    );
+  return ok(parsed.data);
+}
+
+/** Writes state.json atomically (temp file + rename), so an interrupt never leaves half a file. */
+export async function saveState(runDir: string, state: JobState): Promise<void> {
+  const file = join(runDir, "state.json");
+  await writeFile(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+}

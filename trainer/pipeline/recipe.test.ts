@@ -1,0 +1,78 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RECIPE, listRecipes, loadRecipe, parseRecipe } from "./recipe.js";
+
+const ENVS = ["calculator", "search", "code", "webshop"] as const;
+
+describe("recipes", () => {
+  it("every recipes/*.json parses through the trainer's typed configs", async () => {
+    const names = await listRecipes();
+    expect(names.length).toBeGreaterThanOrEqual(8);
+    for (const name of names) {
+      const loaded = await loadRecipe(name);
+      if (!loaded.ok) throw new Error(loaded.error);
+      expect(loaded.value.recipe.env).toMatch(/^edgegym\/[a-z-]+@\d+\.\d+\.\d+$/);
+      // The file name says the env and the method: <env>-<algo>.json.
+      expect(name.startsWith(loaded.value.recipe.env.split("/")[1]?.split("@")[0] ?? "?")).toBe(true);
+    }
+  });
+
+  it("each of the four envs has GRPO and a value-based method (PPO or StepPO)", async () => {
+    const names = await listRecipes();
+    for (const env of ENVS) {
+      const algos = await Promise.all(
+        names
+          .filter((n) => n.startsWith(`${env}-`))
+          .map(async (n) => {
+            const r = await loadRecipe(n);
+            return r.ok ? r.value.recipe.rl.algorithm : "invalid";
+          }),
+      );
+      expect(algos).toContain("grpo");
+      expect(algos.some((a) => a === "gae" || a === "steppo")).toBe(true);
+    }
+  });
+
+  it("the default recipe trains on the hub's calculator", async () => {
+    const loaded = await loadRecipe(DEFAULT_RECIPE);
+    if (!loaded.ok) throw new Error(loaded.error);
+    expect(loaded.value.recipe.env).toBe("edgegym/calculator@1.0.0");
+    expect(loaded.value.recipe.rl.algorithm).toBe("grpo");
+  });
+
+  it("a path works as well as a name; unknown names list the known ones", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-recipe-"));
+    const file = join(dir, "mini.json");
+    await writeFile(file, JSON.stringify({ description: "d", env: "edgegym/calculator@1.0.0" }));
+    const byPath = await loadRecipe(file);
+    if (!byPath.ok) throw new Error(byPath.error);
+    expect(byPath.value.name).toBe("mini");
+    // Unset stages take the trainer's defaults.
+    expect(byPath.value.recipe.rl.groupSize).toBe(8);
+    expect(byPath.value.recipe.sft.episodes).toBe(256);
+
+    const missing = await loadRecipe("nope");
+    expect(missing.ok).toBe(false);
+    if (!missing.ok) expect(missing.error).toContain(`known: `);
+    if (!missing.ok) expect(missing.error).toContain(DEFAULT_RECIPE);
+  });
+
+  it("rejects unknown fields, bad env refs, bad values and non-JSON", async () => {
+    const base = { description: "d", env: "edgegym/calculator@1.0.0" };
+    const typo = parseRecipe({ ...base, rl: { iteratons: 3 } });
+    expect(typo.ok).toBe(false);
+    if (!typo.ok) expect(typo.error).toContain("iteratons");
+    const env = parseRecipe({ ...base, env: "calculator" });
+    expect(env.ok).toBe(false);
+    const algo = parseRecipe({ ...base, rl: { algorithm: "dpo" } });
+    expect(algo.ok).toBe(false);
+    if (!algo.ok) expect(algo.error).toContain("rl.algorithm");
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-recipe-"));
+    await writeFile(join(dir, "broken.json"), "{");
+    const broken = await loadRecipe(join(dir, "broken.json"));
+    expect(broken.ok).toBe(false);
+    if (!broken.ok) expect(broken.error).toContain("is not JSON");
+  });
+});

@@ -1,0 +1,85 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { err, ok, type Result } from "../../shared/result.js";
+import { TrainConfig } from "../train/config.js";
+import { SftConfig } from "../train/sft-config.js";
+
+/** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
+export const RECIPES_DIR = resolve(import.meta.dirname, "../../recipes");
+export const DEFAULT_RECIPE = "calculator-grpo";
+
+/** The fields the pipeline sets itself (env, run folder, starting checkpoint) are not part of a recipe. */
+const OWNED = { env: true, out: true, init: true } as const;
+
+/**
+ * One end-to-end experiment: an SFT warm start on expert demos, then RL, then a hub evaluation of
+ * both policies on the same test tasks. Each stage's fields are the trainer's own typed configs
+ * (same names, same defaults), so a recipe can't drift from what `edgegym sft|train` accept.
+ */
+export const Recipe = z.object({
+  /** One line saying what the recipe shows. */
+  description: z.string(),
+  /** The hub env as `owner/name@version`; the pipeline trains on `hub://<env>`. */
+  env: z.string().regex(/^[a-z0-9-]{1,64}\/[a-z0-9-]{1,64}@[0-9A-Za-z.+-]{1,128}$/, "owner/name@version"),
+  /** `edgegym sft` fields (model shape, demo count, epochs, ...). */
+  sft: SftConfig.omit(OWNED).strict().default(SftConfig.omit(OWNED).parse({})),
+  /** `edgegym train` fields (algorithm, iterations, group size, ...). */
+  rl: TrainConfig.omit(OWNED).strict().default(TrainConfig.omit(OWNED).parse({})),
+  /** RL iterations per resumable segment: an interrupted run restarts at the last finished segment. */
+  segment: z.number().int().positive().default(5),
+  /** The evaluation both policies get: the split's first `n` tasks, greedy decoding. */
+  eval: z
+    .object({
+      split: z.string().default("test"),
+      n: z.number().int().positive().default(100),
+      maxSteps: z.number().int().positive().default(4),
+      maxNewTokens: z.number().int().positive().default(64),
+    })
+    .strict()
+    .default({ split: "test", n: 100, maxSteps: 4, maxNewTokens: 64 }),
+});
+export type Recipe = z.infer<typeof Recipe>;
+
+export function parseRecipe(json: unknown, name = "recipe"): Result<Recipe> {
+  const parsed = Recipe.safeParse(json);
+  if (parsed.success) return ok(parsed.data);
+  return err(`${name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+}
+
+/** The recipe names in `dir` (file names without `.json`), sorted. */
+export async function listRecipes(dir = RECIPES_DIR): Promise<string[]> {
+  const files = await readdir(dir).catch(() => [] as string[]);
+  return files
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -".json".length))
+    .sort();
+}
+
+/**
+ * `--recipe` as a name in `recipes/` (`calculator-grpo`) or a path to a JSON file. An unknown name
+ * lists the known ones.
+ */
+export async function loadRecipe(
+  spec: string,
+  dir = RECIPES_DIR,
+): Promise<Result<{ name: string; recipe: Recipe }>> {
+  const isPath = spec.endsWith(".json") || spec.includes("/");
+  const file = isPath ? resolve(spec) : join(dir, `${spec}.json`);
+  const name = isPath ? (file.split("/").at(-1) ?? spec).replace(/\.json$/, "") : spec;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    const known = await listRecipes(dir);
+    return err(`no recipe "${spec}" (known: ${known.join(", ") || "none"})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return err(`${file} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const recipe = parseRecipe(json, file);
+  return recipe.ok ? ok({ name, recipe: recipe.value }) : recipe;
+}

@@ -1,0 +1,105 @@
+import { appendFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { iterationProgress } from "../cli/progress.js";
+import { beforeAfter } from "./before-after.js";
+import { startLocalHub } from "./local-hub.js";
+import { runMainJob } from "./main-job.js";
+import { DEFAULT_RECIPE, listRecipes, loadRecipe } from "./recipe.js";
+
+/**
+ * `npm start [-- --recipe <name>] [--out <dir>] [--port <n>] [--persist-to <dir>] [--fresh] [--list]`:
+ * starts the local hub, runs the recipe (SFT, RL, hub evaluations of both) and prints the table.
+ * Ctrl-C stops after the current iteration, keeps every finished stage, and the same command resumes.
+ */
+const { values } = parseArgs({
+  options: {
+    recipe: { type: "string", default: DEFAULT_RECIPE },
+    out: { type: "string" },
+    port: { type: "string", default: "8787" },
+    "persist-to": { type: "string" },
+    fresh: { type: "boolean", default: false },
+    list: { type: "boolean", default: false },
+  },
+});
+const say = (line: string) => process.stderr.write(`edgegym: ${line}\n`);
+
+if (values.list) {
+  for (const name of await listRecipes()) console.log(name);
+  process.exit(0);
+}
+const loaded = await loadRecipe(values.recipe);
+if (!loaded.ok) {
+  say(loaded.error);
+  process.exit(1);
+}
+const { name, recipe } = loaded.value;
+const runDir = resolve(values.out ?? `runs/${name}`);
+const t0 = performance.now();
+say(`recipe ${name}: ${recipe.description}`);
+say(`starting the local hub on port ${values.port} (wrangler dev, local D1, built-in envs published)…`);
+const hub = await startLocalHub({
+  port: Number(values.port),
+  ...(values["persist-to"] ? { persistTo: values["persist-to"] } : {}),
+  log: (line) => {
+    if (/^hub: |^🌀|ERROR|Error/.test(line)) say(line);
+  },
+});
+if (!hub.ok) {
+  say(hub.error);
+  process.exit(1);
+}
+say(`hub ready at ${hub.value.url} after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+
+const controller = new AbortController();
+let interrupts = 0;
+process.on("SIGINT", () => {
+  interrupts++;
+  if (interrupts === 1) {
+    say("Ctrl-C: stopping after the current iteration (again to stop now)…");
+    controller.abort();
+    return;
+  }
+  void hub.value.stop().then(() => process.exit(130));
+});
+
+const bars = new Map<string, ReturnType<typeof iterationProgress>>();
+const progress = (stage: string, i: number, total: number, m: Record<string, number>) => {
+  let bar = bars.get(stage);
+  if (!bar) {
+    for (const b of bars.values()) b.stop();
+    bar = iterationProgress(stage);
+    bars.set(stage, bar);
+  }
+  bar.update(i, total, m);
+};
+
+const result = await runMainJob({
+  name,
+  recipe,
+  runDir,
+  hub: hub.value,
+  fresh: values.fresh,
+  signal: controller.signal,
+  log: say,
+  progress,
+}).catch((e: unknown) => {
+  // An unexpected crash: the stack goes to the run folder's log, the message to the terminal.
+  appendFileSync(`${runDir}/job.log`, `${e instanceof Error ? e.stack : String(e)}\n`);
+  return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+});
+for (const b of bars.values()) b.stop();
+await hub.value.stop();
+const minutes = ((performance.now() - t0) / 60_000).toFixed(1);
+if (!result.ok) {
+  say(`failed after ${minutes} min: ${result.error}`);
+  say(`finished stages are kept in ${runDir}/state.json; run the same command to resume`);
+  process.exit(1);
+}
+if (result.value.interrupted) {
+  say(`interrupted after ${minutes} min; finished stages are kept in ${runDir}/state.json`);
+  say(`resume with: npm start -- --recipe ${name}${values.out ? ` --out ${values.out}` : ""}`);
+  process.exit(130);
+}
+console.log(`\n${name} (${recipe.env}, backend ${result.value.state.backend ?? "?"}, ${minutes} min)\n`);
+console.log(beforeAfter(result.value.state, runDir, hub.value.url, recipe.env, recipe.eval.split));
