@@ -2,7 +2,7 @@ import { calculator, calculatorGsm8k } from "./calculator/index.js";
 import { code, codeGsm8k } from "./code/index.js";
 import type { Environment } from "./kit/index.js";
 import { search, searchHotpotqa, searchMusique } from "./search/index.js";
-import { webshop, webshopReal } from "./webshop/index.js";
+import { webshop, webshopReal, webshopRealHuman } from "./webshop/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
 export const builtinEnvironments: readonly Environment[] = [
@@ -12,6 +12,7 @@ export const builtinEnvironments: readonly Environment[] = [
   codeGsm8k,
   webshop,
   webshopReal,
+  webshopRealHuman,
   search,
   searchHotpotqa,
   searchMusique,

@@ -1,7 +1,11 @@
 import type { Result } from "../../shared/result.js";
 import { importGsm8k } from "../calculator/gsm8k.js";
 import { importHotpotqa, importHotpotqaHf, importMusique } from "../search/importers.js";
-import { importWebshopAnnotations, importWebshopProducts } from "../webshop/importers.js";
+import {
+  importWebshopAnnotations,
+  importWebshopHumanInstructions,
+  importWebshopProducts,
+} from "../webshop/importers.js";
 import type { ImportedDataset } from "./datasets.js";
 
 /** What the CLI tells an importer besides the file's text. */
@@ -26,4 +30,5 @@ export const importers: Record<string, Importer> = {
   musique: importMusique,
   webshop: importWebshopProducts,
   "webshop-goals": importWebshopAnnotations,
+  "webshop-human-goals": importWebshopHumanInstructions,
 };

@@ -8,7 +8,7 @@ import { hashString, rng } from "../kit/random.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import { BUILTIN_SPLITS, builtinCatalog, builtinGoal, GENERATOR_VERSION } from "./generator.js";
-import { Annotation, type Goal, syntheticGoals } from "./goal.js";
+import { Annotation, type Goal, HumanInstruction, humanGoal, syntheticGoals } from "./goal.js";
 import { memoryStore } from "./memory-store.js";
 import { Product } from "./product.js";
 import type { SqlDb } from "./sql-db.js";
@@ -20,13 +20,18 @@ export type WebshopSource = {
   store(runtime: EnvRuntime): Promise<CatalogStore>;
 };
 
-/** The dataset `npm run data -- import webshop|webshop-goals` writes: splits `products` and `annotations`. */
+/**
+ * The dataset `npm run data -- import webshop|webshop-goals|webshop-human-goals` writes: splits
+ * `products`, `annotations` and `human`.
+ */
 export const IMPORTED_DATASET = "webshop";
-/** Goals made from the imported products and annotations, splits `train` and `test`. */
-export const IMPORTED_GOALS = "webshop-goals";
-export const IMPORT_HINT =
-  "npm run data -- import webshop ../shared/data/webshop/documents_100.jsonl && " +
-  "npm run data -- import webshop-goals ../shared/data/webshop/items_ins_v2_1000.json";
+/** Goals made from the imported data, splits `train` and `test`, one dataset per goal kind. */
+const GOALS_DATASET: Record<GoalKind, string> = { synthetic: "webshop-goals", human: "webshop-goals-human" };
+const PRODUCTS_HINT = "npm run data -- import webshop ../shared/data/webshop/documents_100.jsonl";
+export const IMPORT_HINT: Record<GoalKind, string> = {
+  synthetic: `${PRODUCTS_HINT} && npm run data -- import webshop-goals ../shared/data/webshop/items_ins_v2_1000.json`,
+  human: `${PRODUCTS_HINT} && npm run data -- import webshop-goals ../shared/data/webshop/items_ins_v2_1000.json && npm run data -- import webshop-human-goals path/to/items_human_ins.json`,
+};
 
 function sqlDb(runtime: EnvRuntime): { db: EnvDb; sql: SqlDb } {
   const db = envDb(runtime);
@@ -96,12 +101,43 @@ async function payloads(db: EnvDb, split: string): Promise<unknown[]> {
   return rows.map((r) => r.payload);
 }
 
+/** Which goals `webshop-real` makes: WebShop's synthetic ones (`items_ins_v2`) or its human ones. */
+export type GoalKind = "synthetic" | "human";
+
+const GOAL_SPLITS: Record<GoalKind, readonly string[]> = {
+  synthetic: ["annotations", "products"],
+  human: ["annotations", "human", "products"],
+};
+
+function goalsOf(
+  kind: GoalKind,
+  products: readonly Product[],
+  annotations: Map<string, Annotation>,
+  human: unknown[],
+) {
+  if (kind === "synthetic") {
+    return products.flatMap((p) => {
+      const note = annotations.get(p.asin);
+      return note ? syntheticGoals(p, note, rng(hashString(`goal/${p.asin}`))) : [];
+    });
+  }
+  const byAsin = new Map(products.map((p) => [p.asin, p]));
+  return human.flatMap((h, i) => {
+    const parsed = HumanInstruction.safeParse(h);
+    const product = parsed.success ? byAsin.get(parsed.data.asin) : undefined;
+    if (!parsed.success || !product) return [];
+    const goal = humanGoal(product, parsed.data, rng(hashString(`goal/${product.asin}/${i}`)));
+    return goal ? [goal] : [];
+  });
+}
+
 /**
  * Builds the imported catalog: products with their annotation's attributes (WebShop reads attributes
- * from the annotation file, `DUMMY_ATTR` without one), and the synthetic goals of every annotated
- * product, shuffled with a fixed seed and split into test (first tenth) and train, saved as a dataset.
+ * from the annotation file, `DUMMY_ATTR` without one), and the goals (synthetic: of every annotated
+ * product; human: of every human instruction naming an attribute), shuffled with a fixed seed and split
+ * into test (first tenth) and train, saved as a dataset.
  */
-async function materialize(db: EnvDb): Promise<Product[]> {
+async function materialize(db: EnvDb, kind: GoalKind): Promise<Product[]> {
   const annotations = new Map(
     (await payloads(db, "annotations")).flatMap((a) => {
       const parsed = Annotation.safeParse(a);
@@ -114,10 +150,7 @@ async function materialize(db: EnvDb): Promise<Product[]> {
     const note = annotations.get(parsed.data.asin);
     return [note ? { ...parsed.data, attributes: note.attributes } : parsed.data];
   });
-  const goals = products.flatMap((p) => {
-    const note = annotations.get(p.asin);
-    return note ? syntheticGoals(p, note, rng(hashString(`goal/${p.asin}`))) : [];
-  });
+  const goals = goalsOf(kind, products, annotations, kind === "human" ? await payloads(db, "human") : []);
   const r = rng(233);
   for (let i = goals.length - 1; i > 0; i--) {
     const j = r.int(0, i);
@@ -126,7 +159,7 @@ async function materialize(db: EnvDb): Promise<Product[]> {
   if (goals.length > 0) {
     const test = Math.max(1, Math.floor(goals.length * TEST_SHARE));
     const saved = await saveDataset(db, {
-      name: IMPORTED_GOALS,
+      name: GOALS_DATASET[kind],
       tasks: goals.map((g, i) => ({ split: i < test ? "test" : "train", payload: g })),
     });
     if (!saved.ok) throw new EdgegymError("internal", saved.error);
@@ -134,47 +167,49 @@ async function materialize(db: EnvDb): Promise<Product[]> {
   return products;
 }
 
-/** Identity of the imported products and annotations (their split hashes), or undefined before an import. */
-async function importHash(db: EnvDb): Promise<string | undefined> {
+/** Identity of the imported splits a goal kind reads (their hashes), or undefined before they are imported. */
+async function importHash(db: EnvDb, kind: GoalKind): Promise<string | undefined> {
   const rows = await db
     .select()
     .from(datasetSplits)
     .where(
-      and(
-        eq(datasetSplits.dataset, IMPORTED_DATASET),
-        inArray(datasetSplits.split, ["annotations", "products"]),
-      ),
+      and(eq(datasetSplits.dataset, IMPORTED_DATASET), inArray(datasetSplits.split, [...GOAL_SPLITS[kind]])),
     )
     .orderBy(asc(datasetSplits.split));
   if (!rows.some((r) => r.split === "products")) return undefined;
+  if (kind === "human" && !rows.some((r) => r.split === "human")) return undefined;
   return `sha256:${await sha256Hex(rows.map((r) => `${r.split}:${r.count}:${r.hash}`).join("\n"))}`;
 }
 
-/** The imported WebShop catalog (`webshop-real`): prepared (indexed, goals made) on first use. */
-export function importedSource(): WebshopSource {
+/** The imported WebShop catalog (`webshop-real`, `webshop-real-human`): prepared (indexed, goals made) on first use. */
+export function importedSource(kind: GoalKind = "synthetic"): WebshopSource {
   const prepared = memo(async (runtime) => {
     const db = envDb(runtime);
     const raw = db as unknown as Partial<SqlDb> | undefined;
     if (db === undefined || typeof raw?.all !== "function") return undefined;
-    const hash = await importHash(db);
+    const hash = await importHash(db, kind);
     if (hash === undefined) return undefined;
-    const ref = await ensureCatalog(raw as SqlDb, "imported", hash, () => materialize(db));
+    const ref = await ensureCatalog(raw as SqlDb, `imported-${kind}`, hash, () => materialize(db, kind));
     if (!ref.ok) throw new EdgegymError("internal", ref.error);
     return { hash, db, store: catalogStore(raw as SqlDb, ref.value) };
   });
   const notImported = () =>
-    new EdgegymError("dataset_not_imported", `the WebShop data has not been imported; run: ${IMPORT_HINT}`);
+    new EdgegymError(
+      "dataset_not_imported",
+      `the WebShop data has not been imported; run: ${IMPORT_HINT[kind]}`,
+    );
   return {
     tasks: {
-      id: async (runtime) => `webshop-imported:${(await prepared(runtime))?.hash ?? "none"}`,
+      id: async (runtime) => `webshop-imported-${kind}:${(await prepared(runtime))?.hash ?? "none"}`,
       splits: ["train", "test"],
       count: async (split, runtime) => {
         const p = await prepared(runtime);
-        return p === undefined ? 0 : countTasks(p.db, IMPORTED_GOALS, split);
+        return p === undefined ? 0 : countTasks(p.db, GOALS_DATASET[kind], split);
       },
       get: async (split, index, runtime) => {
         const p = await prepared(runtime);
-        const goal = p === undefined ? undefined : await getTask<Goal>(p.db, IMPORTED_GOALS, split, index);
+        const goal =
+          p === undefined ? undefined : await getTask<Goal>(p.db, GOALS_DATASET[kind], split, index);
         if (goal === undefined) throw notImported();
         return goal;
       },

@@ -55,4 +55,23 @@ describe("the WebShop expert", () => {
     for (let i = 0; i < 451; i += 9) rewards.push(await play(env, runtime, "train", i));
     expect(rewards.filter((r) => r === 1).length / rewards.length).toBeGreaterThanOrEqual(0.9);
   });
+
+  it("webshop-real-human makes WebShop's human goals: the instruction without its dot, plus a price bound", async () => {
+    const db = await openLocalDb(":memory:");
+    const runtime = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: db } };
+    for (const r of [
+      importWebshopProducts(sample("documents_100.jsonl")),
+      importWebshopAnnotations(sample("items_ins_v2_1000.json")),
+    ]) {
+      if (!r.ok) throw new Error(r.error);
+      await saveDataset(db, r.value);
+    }
+    const env = createWebshopReal("human");
+    // One human instruction in the sample: one goal, and a tenth (at least one) is test.
+    expect((await env.manifest(runtime)).splits).toEqual({ train: 0, test: 1 });
+    const start = await env.startSession({ split: "test", index: 0 }, runtime);
+    expect(start.observation.messages.at(-1)?.content).toMatch(
+      /^WebShop \[SEP\] Instruction: \[SEP\] i am looking for a gluten free, 100% vegan plant based protein shake that is soy-free(, and price lower than \d+\.00 dollars)? \[SEP\] Search$/,
+    );
+  });
 });

@@ -29,6 +29,15 @@ export const Annotation = z.object({
 });
 export type Annotation = z.infer<typeof Annotation>;
 
+/** A human-written instruction for a product (`items_human_ins.json`, or `instructions` inside a product). */
+export const HumanInstruction = z.object({
+  asin: z.string(),
+  instruction: z.string(),
+  instructionAttributes: z.array(z.string()),
+  instructionOptions: z.array(z.string()),
+});
+export type HumanInstruction = z.infer<typeof HumanInstruction>;
+
 /** WebShop's `PRICE_RANGE`: $10, $20, ... $990. */
 const PRICE_RANGE = Array.from({ length: 99 }, (_, i) => 10 * (i + 1));
 /** `price_upper` when no bound is drawn (the price is $990 or more). */
@@ -90,4 +99,24 @@ export function syntheticGoals(product: Product, annotation: Annotation, r: Rng)
 /** A goal's option values in the order the instruction names them. */
 export function goalOptionValues(goal: Goal): string[] {
   return Array.isArray(goal.goalOptions) ? goal.goalOptions : Object.values(goal.goalOptions);
+}
+
+/**
+ * `get_human_goals` for one instruction: its attributes and option texts, the instruction without
+ * leading or trailing dots plus the price bound. None when it names no attribute (WebShop skips those).
+ */
+export function humanGoal(product: Product, human: HumanInstruction, r: Rng): Goal | undefined {
+  if (human.instructionAttributes.length === 0) return undefined;
+  const bound = priceUpper(product.price, r);
+  return {
+    asin: product.asin,
+    query: product.query,
+    category: product.category,
+    name: product.title,
+    productCategory: product.productCategory,
+    instruction: `${human.instruction.replace(/^\.+|\.+$/g, "")}${bound.text}`,
+    attributes: human.instructionAttributes,
+    priceUpper: bound.priceUpper,
+    goalOptions: human.instructionOptions,
+  };
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { importWebshopAnnotations, importWebshopProducts } from "./importers.js";
+import {
+  importWebshopAnnotations,
+  importWebshopHumanInstructions,
+  importWebshopProducts,
+} from "./importers.js";
 import { webshopSample as sample } from "./sample-data.js";
 
 describe("WebShop importers", () => {
@@ -7,8 +11,16 @@ describe("WebShop importers", () => {
     const r = importWebshopProducts(sample("documents_100.jsonl"));
     if (!r.ok) throw new Error(r.error);
     expect(r.value.name).toBe("webshop");
-    expect(r.value.tasks).toHaveLength(100);
-    expect(r.value.tasks.every((t) => t.split === "products")).toBe(true);
+    // 100 products, and the one human instruction that the sample carries inside a product.
+    expect(r.value.tasks.filter((t) => t.split === "products")).toHaveLength(100);
+    expect(r.value.tasks.filter((t) => t.split === "human").map((t) => t.payload)).toEqual([
+      {
+        asin: "B07FYPSNH8",
+        instruction: "i am looking for a gluten free, 100% vegan plant based protein shake that is soy-free.",
+        instructionAttributes: ["gluten free"],
+        instructionOptions: [],
+      },
+    ]);
     expect(r.value.tasks[0]?.payload).toMatchObject({
       asin: "B06Y3VLDFB",
       title: "Vhomes Lights Reclaimed Wood Console Table The Genessis Collection Sofa-Tables",
@@ -77,5 +89,43 @@ describe("WebShop importers", () => {
     expect(importWebshopProducts("{oops").ok).toBe(false);
     expect(importWebshopProducts('[{"asin": 5}]')).toMatchObject({ ok: false });
     expect(importWebshopProducts("[]")).toEqual({ ok: false, error: "no WebShop products found" });
+  });
+
+  it("reads items_human_ins ({asin: [{instruction, instruction_attributes, instruction_options}]})", () => {
+    const text = JSON.stringify({
+      B0AAAAAAA1: [
+        {
+          instruction: "i want red socks.",
+          instruction_attributes: ["cotton"],
+          instruction_options: ["red", "large"],
+        },
+        { instruction: "no attributes" },
+        { bad: true },
+      ],
+    });
+    const r = importWebshopHumanInstructions(text);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.value.tasks).toEqual([
+      {
+        split: "human",
+        payload: {
+          asin: "B0AAAAAAA1",
+          instruction: "i want red socks.",
+          instructionAttributes: ["cotton"],
+          instructionOptions: ["red", "large"],
+        },
+      },
+      {
+        split: "human",
+        payload: {
+          asin: "B0AAAAAAA1",
+          instruction: "no attributes",
+          instructionAttributes: [],
+          instructionOptions: [],
+        },
+      },
+    ]);
+    expect(importWebshopHumanInstructions("{}").ok).toBe(false);
+    expect(importWebshopHumanInstructions("[").ok).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Result } from "../../shared/result.js";
 import type { ImportedDataset } from "../data/datasets.js";
-import type { Annotation } from "./goal.js";
+import type { Annotation, HumanInstruction } from "./goal.js";
 import { fixedPrice, type Product, Review } from "./product.js";
 
 /**
@@ -28,6 +28,8 @@ const RawItem = z.looseObject({
   category: z.string().nullish(),
   query: z.string().nullish(),
   Reviews: z.array(z.unknown()).optional(),
+  /** Human instructions carried inside a product (`items_human_ins` merged in). */
+  instructions: z.array(z.unknown()).optional(),
 });
 type RawItem = z.infer<typeof RawItem>;
 
@@ -106,6 +108,7 @@ export function importWebshopProducts(text: string): Result<ImportedDataset> {
   if (!all.ok) return all;
   const seen = new Set<string>();
   const products: Product[] = [];
+  const human: HumanInstruction[] = [];
   for (const [i, rec] of all.value.entries()) {
     const doc = z.looseObject({ id: z.string(), product: z.unknown() }).safeParse(rec);
     const item = RawItem.safeParse(doc.success ? doc.data.product : rec);
@@ -115,11 +118,62 @@ export function importWebshopProducts(text: string): Result<ImportedDataset> {
     if (p === undefined || seen.has(p.asin)) continue;
     seen.add(p.asin);
     products.push(p);
+    human.push(...humanInstructions(p.asin, item.data.instructions ?? []));
   }
   if (products.length === 0) return { ok: false, error: "no WebShop products found" };
   return {
     ok: true,
-    value: { name: "webshop", tasks: products.map((payload) => ({ split: "products", payload })) },
+    value: {
+      name: "webshop",
+      tasks: [
+        ...products.map((payload) => ({ split: "products", payload })),
+        ...human.map((payload) => ({ split: "human", payload })),
+      ],
+    },
+  };
+}
+
+const RawHuman = z.looseObject({
+  instruction: z.string(),
+  instruction_attributes: z.array(z.string()).default([]),
+  instruction_options: z.array(z.string()).default([]),
+});
+
+/** The well-formed human instructions of one product (malformed ones are skipped). */
+function humanInstructions(asin: string, records: readonly unknown[]): HumanInstruction[] {
+  return records.flatMap((rec) => {
+    const h = RawHuman.safeParse(rec);
+    if (!h.success) return [];
+    return [
+      {
+        asin,
+        instruction: h.data.instruction,
+        instructionAttributes: h.data.instruction_attributes,
+        instructionOptions: h.data.instruction_options,
+      },
+    ];
+  });
+}
+
+/**
+ * `npm run data -- import webshop-human-goals items_human_ins.json`: WebShop's human instructions
+ * (`{asin: [{instruction, instruction_attributes, instruction_options, ...}]}`), saved as split
+ * `human` of dataset `webshop` (`webshop-real-human` makes its goals from them).
+ */
+export function importWebshopHumanInstructions(text: string): Result<ImportedDataset> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `not JSON: ${(e as Error).message}` };
+  }
+  const parsed = z.record(z.string(), z.array(z.unknown())).safeParse(json);
+  if (!parsed.success) return { ok: false, error: `not an items_human_ins object: ${parsed.error.message}` };
+  const human = Object.entries(parsed.data).flatMap(([asin, records]) => humanInstructions(asin, records));
+  if (human.length === 0) return { ok: false, error: "no human instructions found" };
+  return {
+    ok: true,
+    value: { name: "webshop", tasks: human.map((payload) => ({ split: "human", payload })) },
   };
 }
 

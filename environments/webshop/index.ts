@@ -6,6 +6,7 @@ import { defineEnvironment, type Environment } from "../kit/index.js";
 import { browse } from "./browser.js";
 import {
   builtinSource,
+  type GoalKind,
   IMPORT_HINT,
   IMPORTED_DATASET,
   importedSource,
@@ -100,20 +101,26 @@ export function createWebshop(config: WebshopConfig = DEFAULT_WEBSHOP_CONFIG): E
   );
 }
 
-/** WebShop over imported products and goals (`npm run data -- import webshop ...`). */
-export function createWebshopReal(): Environment {
+/**
+ * WebShop over imported products (`npm run data -- import webshop ...`) with WebShop's synthetic goals
+ * (`webshop-real`, from items_ins_v2) or its human goals (`webshop-real-human`, from items_human_ins).
+ */
+export function createWebshopReal(kind: GoalKind = "synthetic"): Environment {
   const env = createWebshopEnv(
-    "webshop-real",
-    "WebShop text mode over imported WebShop products and synthetic goals from items_ins_v2.",
-    importedSource(),
+    kind === "synthetic" ? "webshop-real" : "webshop-real-human",
+    kind === "synthetic"
+      ? "WebShop text mode over imported WebShop products and synthetic goals from items_ins_v2."
+      : "WebShop text mode over imported WebShop products and human-written goals from items_human_ins.",
+    importedSource(kind),
     DEFAULT_WEBSHOP_CONFIG,
   );
   return requireDataset(env, {
     dataset: IMPORTED_DATASET,
     splits: ["train", "test"],
-    importHint: IMPORT_HINT,
+    importHint: IMPORT_HINT[kind],
   });
 }
 
 export const webshop = createWebshop();
 export const webshopReal = createWebshopReal();
+export const webshopRealHuman = createWebshopReal("human");
