@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -7,10 +7,9 @@ import { parseArgs } from "node:util";
 /**
  * `npm run dev`: applies the D1 migrations locally, starts `wrangler dev` with the hub, and on first
  * start creates the team `edgegym` with an admin token (printed, and kept in the git-ignored
- * `.edgegym/hub-local.json`), then publishes every built-in env as a public env of `edgegym`.
+ * `.edgegym/hub-local.json`, or `hub-local-<hash of the --persist-to dir>.json`), then publishes every built-in env as a public env of `edgegym`.
  * `HUB_ADMIN_TOKEN` from the environment is used as the bootstrap secret instead of the stored one.
  */
-export const LOCAL_FILE = resolve(import.meta.dirname, "../../.edgegym/hub-local.json");
 const TEAM = "edgegym";
 
 type Local = { bootstrap: string; url?: string; team?: string; token?: string; tokenId?: string };
@@ -22,6 +21,14 @@ const { values } = parseArgs({
 const port = Number(values.port);
 const persist = values["persist-to"] ? ["--persist-to", values["persist-to"]] : [];
 const url = `http://localhost:${port}`;
+/** One file per local database: hubs persisted elsewhere (`--persist-to`) have their own tokens. */
+const LOCAL_FILE = resolve(
+  import.meta.dirname,
+  "../../.edgegym",
+  values["persist-to"]
+    ? `hub-local-${createHash("sha256").update(resolve(values["persist-to"])).digest("hex").slice(0, 8)}.json`
+    : "hub-local.json",
+);
 
 function readLocal(): Local {
   const stored: Partial<Local> = existsSync(LOCAL_FILE) ? JSON.parse(readFileSync(LOCAL_FILE, "utf8")) : {};

@@ -20,6 +20,8 @@ const hubOptions = (c: Command) =>
 
 /** `edgegym login | publish | envs list|show | share | tokens create|revoke`: the hub from the terminal. */
 export function registerHub(program: Command): void {
+  // `publish --version` is the env's version: the program's own --version counts only before a command.
+  program.enablePositionalOptions();
   hubOptions(
     program.command("login").description("Check a hub token and keep it in the credentials file"),
   ).action(
