@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { rng } from "../kit/random.js";
 import { normalizeColor, normalizeColorPair } from "./colors.js";
-import { type Goal, humanGoal } from "./goal.js";
+import type { Goal } from "./goal.js";
 import { titleNouns } from "./nouns.js";
 import type { Product } from "./product.js";
 import { attributeMatches, optionMatches, typeReward, webshopReward } from "./reward.js";
@@ -123,30 +122,5 @@ describe("webshop reward (get_reward), golden values by hand", () => {
     expect(optionMatches(["sunflowers"], { ...goal, goalOptions: { color: "sunflowers" } })).toBe(0);
     // Human goals list option texts, normalised the same way on both sides: a match.
     expect(optionMatches(["sunflowers"], { ...goal, goalOptions: ["sunflowers"] })).toBe(1);
-  });
-});
-
-describe("WebShop goal generation", () => {
-  it("human goals: dots stripped, attributes and option texts kept, a bound among the next four tens", () => {
-    const product = { ...shoes, price: 23 };
-    const human = {
-      asin: shoes.asin,
-      instruction: "..i want shoes.",
-      instructionAttributes: ["cotton"],
-      instructionOptions: ["9"],
-    };
-    // Above $23 the first four of $10…$990 are 30, 40, 50, 60; the larger of two distinct draws is 40, 50 or 60.
-    for (let seed = 0; seed < 20; seed++) {
-      const g = humanGoal(product, human, rng(seed));
-      expect([40, 50, 60]).toContain(g?.priceUpper);
-      expect(g).toMatchObject({ attributes: ["cotton"], goalOptions: ["9"], name: "Acme Running Shoes" });
-      expect(g?.instruction).toBe(`i want shoes, and price lower than ${g?.priceUpper}.00 dollars`);
-    }
-    expect(humanGoal(product, { ...human, instructionAttributes: [] }, rng(1))).toBeUndefined();
-    // $985: only $990 is above, fewer than two candidates, so no bound and no price text.
-    expect(humanGoal({ ...shoes, price: 985 }, human, rng(1))).toMatchObject({
-      priceUpper: 1_000_000,
-      instruction: "i want shoes",
-    });
   });
 });
