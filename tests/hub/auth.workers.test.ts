@@ -168,3 +168,58 @@ describe("auth matrix", () => {
     expect(r.status).toBe(403);
   });
 });
+
+describe("auth matrix: sharing and evaluation routes", () => {
+  it("shares need publish on the owner team; run writes need eval; run reads need read", async () => {
+    const owner = await newTeam(hub);
+    const other = await newTeam(hub);
+    const { name, ref } = await newEnv(hub, owner, { visibility: "private" });
+    const tokens = Object.fromEntries(
+      await Promise.all(
+        (["read", "publish", "eval", "admin"] as const).map(async (s) => [
+          s,
+          (await newToken(hub, owner.team, [s])).token,
+        ]),
+      ),
+    ) as Record<"read" | "publish" | "eval" | "admin", string>;
+    const run = await hub.call("POST", "/v1/evals", {
+      token: tokens.eval,
+      body: { env: ref, split: "train", tasks: { count: 2 }, model: { name: "m" } },
+    });
+    expect(run.status).toBe(201);
+    const id = run.body.id as string;
+    const shares = `/v1/envs/${owner.team}/${name}/shares`;
+    const cases: [string, string, unknown, string[]][] = [
+      ["POST", shares, { team: other.team, role: "read" }, ["publish", "admin"]],
+      ["DELETE", `${shares}/${other.team}`, undefined, ["publish"]],
+      ["POST", `/v1/evals/${id}/sessions`, { index: 0 }, ["eval", "admin"]],
+      [
+        "POST",
+        `/v1/evals/${id}/episodes`,
+        { episodes: [{ episodeId: "e", receipt: "r" }] },
+        ["eval", "admin"],
+      ],
+      ["GET", `/v1/evals/${id}`, undefined, ["read", "admin"]],
+      ["GET", `/v1/evals?env=${owner.team}/${name}`, undefined, ["read", "admin"]],
+      ["POST", `/v1/evals/${id}/finish`, undefined, ["eval", "admin"]],
+    ];
+    for (const [method, path, body, allowed] of cases) {
+      expect((await hub.call(method, path, { body })).status, `${method} ${path} anonymous`).toBe(
+        method === "GET" ? 404 : 401,
+      );
+      for (const [scope, token] of Object.entries(tokens)) {
+        const r = await hub.call(method, path, { token, body });
+        if (allowed.includes(scope)) expect(r.status, `${method} ${path} ${scope}`).toBeLessThan(300);
+        else if (!(method === "DELETE" && scope === "admin"))
+          expect(r.status, `${method} ${path} ${scope}`).toBe(403);
+      }
+    }
+    // The other team: the env, its shares and the run are all invisible.
+    for (const [method, path, body] of cases) {
+      expect(
+        (await hub.call(method, path, { token: other.token, body })).status,
+        `${method} ${path} other team`,
+      ).toBe(404);
+    }
+  });
+});
