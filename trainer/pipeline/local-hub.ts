@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { localSecrets } from "../../environments/node/local-keys.js";
 import { err, ok, type Result } from "../../shared/result.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-/** Where `npm run dev` (hub/node/dev.ts) keeps the local team's admin token after bootstrapping. */
-export const HUB_LOCAL_FILE = resolve(ROOT, ".edgegym/hub-local.json");
+const TEAM = "edgegym";
 
 export type LocalHub = { url: string; token: string; stop: () => Promise<void> };
 
@@ -27,13 +26,16 @@ export type LocalHubOptions = {
  */
 export async function startLocalHub(opts: LocalHubOptions): Promise<Result<LocalHub>> {
   await localSecrets();
+  // Our own bootstrap secret: the token is then minted here rather than read back from the shared
+  // `.edgegym/hub-local.json`, which another `npm run dev` may be rewriting.
+  const bootstrap = process.env.HUB_ADMIN_TOKEN ?? randomBytes(32).toString("base64url");
   const args = ["--import", "tsx", resolve(ROOT, "hub/node/dev.ts"), "--port", String(opts.port)];
   if (opts.persistTo) args.push("--persist-to", opts.persistTo);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false" },
+    env: { ...process.env, HUB_ADMIN_TOKEN: bootstrap, FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false" },
   });
   const stop = () => stopGroup(child);
   const ready = await new Promise<Result<void>>((done) => {
@@ -59,12 +61,20 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<Result<Local
     await stop();
     return ready;
   }
-  const local = JSON.parse(await readFile(HUB_LOCAL_FILE, "utf8")) as { token?: string };
-  if (!local.token) {
+  const url = `http://localhost:${opts.port}`;
+  const res = await fetch(`${url}/v1/teams/${TEAM}/tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bootstrap}`, "content-type": "application/json" },
+    body: JSON.stringify({ scopes: ["read", "publish", "eval", "admin"] }),
+  }).catch(() => undefined);
+  const minted = res?.ok ? ((await res.json()) as { token?: string }).token : undefined;
+  if (!minted) {
     await stop();
-    return err(`no admin token in ${HUB_LOCAL_FILE}`);
+    return err(
+      `cannot create a token for team ${TEAM} on the local hub (HTTP ${res?.status ?? "unreachable"})`,
+    );
   }
-  return ok({ url: `http://localhost:${opts.port}`, token: local.token, stop });
+  return ok({ url, token: minted, stop });
 }
 
 function lines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {

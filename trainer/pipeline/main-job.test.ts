@@ -1,0 +1,127 @@
+import { mkdtemp, stat } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAfter } from "./before-after.js";
+import { type LocalHub, startLocalHub } from "./local-hub.js";
+import { runMainJob } from "./main-job.js";
+import { parseRecipe } from "./recipe.js";
+
+/** A miniature recipe: a tiny model, a handful of demos and rollouts, 10 eval tasks (the leaderboard's floor). */
+const mini = parseRecipe({
+  description: "miniature end-to-end run",
+  env: "edgegym/calculator@1.0.0",
+  sft: {
+    episodes: 4,
+    epochs: 1,
+    batchRows: 8,
+    maxSteps: 3,
+    backend: "cpu",
+    model: { dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 384 },
+  },
+  rl: {
+    iterations: 2,
+    tasksPerIteration: 2,
+    groupSize: 2,
+    maxLive: 4,
+    maxSteps: 2,
+    maxNewTokens: 8,
+    backend: "cpu",
+  },
+  segment: 1,
+  eval: { split: "test", n: 10, maxSteps: 2, maxNewTokens: 8 },
+});
+if (!mini.ok) throw new Error(mini.error);
+const recipe = mini.value;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const address = server.address();
+  await new Promise((r) => server.close(r));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+let hub: LocalHub;
+const hubLog: string[] = [];
+
+beforeAll(async () => {
+  const started = await startLocalHub({
+    port: await freePort(),
+    persistTo: await mkdtemp(join(tmpdir(), "edgegym-main-job-d1-")),
+    log: (l) => hubLog.push(l),
+  });
+  if (!started.ok) throw new Error(`${started.error}\n${hubLog.join("\n")}`);
+  hub = started.value;
+}, 240_000);
+
+afterAll(async () => {
+  await hub?.stop();
+});
+
+describe("the main job against a real local hub (wrangler dev, local D1)", () => {
+  it("stops on Ctrl-C after an iteration, resumes without redoing SFT, and both policies reach the leaderboard", async () => {
+    const runDir = await mkdtemp(join(tmpdir(), "edgegym-main-job-"));
+    const base = { name: "mini", recipe, runDir, hub, fresh: false, log: () => {} };
+
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const first = await runMainJob({
+      ...base,
+      signal: controller.signal,
+      progress: (stage, i) => {
+        seen.push(`${stage} ${i}`);
+        // Ctrl-C during the first RL iteration.
+        if (stage === "grpo") controller.abort();
+      },
+    });
+    if (!first.ok) throw new Error(first.error);
+    expect(first.value.interrupted).toBe(true);
+    expect(seen).toEqual(["sft 1", "grpo 1"]);
+    expect(first.value.state.sft).toBeDefined();
+    // The interrupted segment is not recorded: it is redone on resume.
+    expect(first.value.state.segments).toEqual([]);
+    const sftCheckpoint = first.value.state.sft?.checkpoint ?? "";
+    const sftWritten = (await stat(join(sftCheckpoint, "model.safetensors"))).mtimeMs;
+
+    const again: string[] = [];
+    const second = await runMainJob({
+      ...base,
+      signal: new AbortController().signal,
+      progress: (stage, i) => again.push(`${stage} ${i}`),
+    });
+    if (!second.ok) throw new Error(second.error);
+    expect(second.value.interrupted).toBe(false);
+    // No SFT epoch the second time; RL runs its two one-iteration segments.
+    expect(again).toEqual(["grpo 1", "grpo 2"]);
+    expect((await stat(join(sftCheckpoint, "model.safetensors"))).mtimeMs).toBe(sftWritten);
+    const { state } = second.value;
+    expect(state.segments.map((s) => s.iterations)).toEqual([1, 1]);
+    for (const e of [state.evalSft, state.evalRl]) {
+      expect(e?.aggregate.n).toBe(10);
+      expect(e?.aggregate.verified).toBeGreaterThan(0);
+    }
+    await stat(join(runDir, "rl", "report.png"));
+
+    const res = await fetch(`${hub.url}/v1/envs/edgegym/calculator/leaderboard?version=1.0.0&split=test`, {
+      headers: { authorization: `Bearer ${hub.token}` },
+    });
+    const board = (await res.json()) as { entries: { model: string }[] };
+    expect(board.entries.map((e) => e.model).sort()).toEqual(["mini/sft", "mini/sft+grpo"]);
+
+    const table = beforeAfter(state, runDir, hub.url, recipe.env, "test");
+    expect(table).toContain("mini/sft+grpo");
+    expect(table).toContain(state.evalRl?.runId ?? "?");
+    expect(table).toContain(join(runDir, "rl", "report.png"));
+
+    // A finished folder has nothing left to do.
+    const third = await runMainJob({
+      ...base,
+      signal: new AbortController().signal,
+      progress: () => again.push("x"),
+    });
+    expect(third.ok && third.value.interrupted).toBe(false);
+    expect(again).not.toContain("x");
+  }, 240_000);
+});
