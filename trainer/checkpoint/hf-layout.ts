@@ -6,75 +6,65 @@ import type { ModelConfig } from "../policy/types.js";
 import type { StoredTensor } from "./safetensors.js";
 
 /**
- * Hugging Face Qwen2/Llama tensor names and layout: linear weights are `[out, in]` (we keep `[in, out]`),
- * and q/k/v and gate/up are separate tensors (we fuse them).
+ * Hugging Face Qwen2/Llama tensor names and layout: linear weights are `[out, in]`; we keep `[in, out]`
+ * for `x @ W`, so every linear weight is transposed on the way in and out.
  */
 
-/** Columns [from, to) of a row-major `[rows, cols]` matrix, transposed to `[to − from, rows]`. */
-function columnsTransposed(
-  data: Float32Array,
-  rows: number,
-  cols: number,
-  from: number,
-  to: number,
-): StoredTensor {
-  const out = new Float32Array((to - from) * rows);
+/** Row-major `[rows, cols]` → `[cols, rows]`. */
+function transpose(data: Float32Array | Int32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(rows * cols);
   for (let r = 0; r < rows; r++) {
-    for (let c = from; c < to; c++) out[(c - from) * rows + r] = data[r * cols + c] as number;
-  }
-  return { shape: [to - from, rows], data: out };
-}
-
-/** `[out_i, in]` parts → one `[in, Σ out_i]` matrix. */
-function stackTransposed(parts: StoredTensor[], inner: number): Float32Array {
-  const total = parts.reduce((a, p) => a + (p.shape[0] as number), 0);
-  const out = new Float32Array(inner * total);
-  let offset = 0;
-  for (const p of parts) {
-    const outDim = p.shape[0] as number;
-    for (let o = 0; o < outDim; o++) {
-      for (let i = 0; i < inner; i++) out[i * total + offset + o] = p.data[o * inner + i] as number;
-    }
-    offset += outDim;
+    for (let c = 0; c < cols; c++) out[c * rows + r] = data[r * cols + c] as number;
   }
   return out;
 }
 
 const values = (v: tf.Variable): Float32Array => v.dataSync() as Float32Array;
 
+/** `[in, out]` variable → HF `[out, in]` tensor. */
+function linearOut(v: tf.Variable): StoredTensor {
+  const [rows, cols] = v.shape as [number, number];
+  return { shape: [cols, rows], data: transpose(values(v), rows, cols) };
+}
+
+const vector = (v: tf.Variable): StoredTensor => ({ shape: [...v.shape], data: values(v) });
+
+/** The names of one layer's tensors and our variable for each. */
+function layerEntries(l: LayerWeights): [string, tf.Variable, "linear" | "vector"][] {
+  const entries: [string, tf.Variable, "linear" | "vector"][] = [
+    ["input_layernorm.weight", l.inputNorm, "vector"],
+    ["self_attn.q_proj.weight", l.q, "linear"],
+    ["self_attn.k_proj.weight", l.k, "linear"],
+    ["self_attn.v_proj.weight", l.v, "linear"],
+    ["self_attn.o_proj.weight", l.o, "linear"],
+    ["post_attention_layernorm.weight", l.postNorm, "vector"],
+    ["mlp.gate_proj.weight", l.gate, "linear"],
+    ["mlp.up_proj.weight", l.up, "linear"],
+    ["mlp.down_proj.weight", l.down, "linear"],
+  ];
+  if (l.bias) {
+    entries.push(
+      ["self_attn.q_proj.bias", l.bias.q, "vector"],
+      ["self_attn.k_proj.bias", l.bias.k, "vector"],
+      ["self_attn.v_proj.bias", l.bias.v, "vector"],
+    );
+  }
+  return entries;
+}
+
 export function exportHfTensors(w: Weights, c: ModelConfig): Map<string, StoredTensor> {
-  const hd = headDim(c);
-  const q = c.nHeads * hd;
-  const kv = c.nKvHeads * hd;
-  const width = q + 2 * kv;
   const out = new Map<string, StoredTensor>();
   out.set("model.embed_tokens.weight", { shape: [c.vocabSize, c.dModel], data: values(w.embed) });
   w.layers.forEach((l, i) => {
-    const p = `model.layers.${i}.`;
-    const qkv = values(l.qkv);
-    out.set(`${p}self_attn.q_proj.weight`, columnsTransposed(qkv, c.dModel, width, 0, q));
-    out.set(`${p}self_attn.k_proj.weight`, columnsTransposed(qkv, c.dModel, width, q, q + kv));
-    out.set(`${p}self_attn.v_proj.weight`, columnsTransposed(qkv, c.dModel, width, q + kv, width));
-    if (l.qkvBias) {
-      const b = values(l.qkvBias);
-      out.set(`${p}self_attn.q_proj.bias`, { shape: [q], data: b.slice(0, q) });
-      out.set(`${p}self_attn.k_proj.bias`, { shape: [kv], data: b.slice(q, q + kv) });
-      out.set(`${p}self_attn.v_proj.bias`, { shape: [kv], data: b.slice(q + kv) });
+    for (const [name, v, kind] of layerEntries(l)) {
+      out.set(`model.layers.${i}.${name}`, kind === "linear" ? linearOut(v) : vector(v));
     }
-    out.set(`${p}self_attn.o_proj.weight`, columnsTransposed(values(l.o), q, c.dModel, 0, c.dModel));
-    const gu = values(l.gateUp);
-    out.set(`${p}mlp.gate_proj.weight`, columnsTransposed(gu, c.dModel, 2 * c.dFf, 0, c.dFf));
-    out.set(`${p}mlp.up_proj.weight`, columnsTransposed(gu, c.dModel, 2 * c.dFf, c.dFf, 2 * c.dFf));
-    out.set(`${p}mlp.down_proj.weight`, columnsTransposed(values(l.down), c.dFf, c.dModel, 0, c.dModel));
-    out.set(`${p}input_layernorm.weight`, { shape: [c.dModel], data: values(l.inputNorm) });
-    out.set(`${p}post_attention_layernorm.weight`, { shape: [c.dModel], data: values(l.postNorm) });
   });
-  out.set("model.norm.weight", { shape: [c.dModel], data: values(w.finalNorm) });
-  if (w.lmHead)
-    out.set("lm_head.weight", columnsTransposed(values(w.lmHead), c.dModel, c.vocabSize, 0, c.vocabSize));
+  out.set("model.norm.weight", vector(w.finalNorm));
+  if (w.lmHead) out.set("lm_head.weight", linearOut(w.lmHead));
   if (w.valueHead) {
     out.set("value_head.weight", { shape: [1, c.dModel], data: values(w.valueHead.weight) });
-    out.set("value_head.bias", { shape: [1], data: values(w.valueHead.bias) });
+    out.set("value_head.bias", vector(w.valueHead.bias));
   }
   return out;
 }
@@ -86,82 +76,65 @@ export function exportHfTensors(w: Weights, c: ModelConfig): Map<string, StoredT
 export function importHfTensors(tensors: ReadonlyMap<string, StoredTensor>, c: ModelConfig): Result<Weights> {
   const hd = headDim(c);
   const problems: string[] = [];
-  const take = (name: string, shape: number[]): StoredTensor => {
-    const t = tensors.get(name);
-    if (!t) problems.push(`missing tensor ${name}`);
-    else if (t.shape.join() !== shape.join()) {
-      problems.push(`tensor ${name} has shape [${t.shape}], expected [${shape}]`);
-    } else return t;
-    return { shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)) };
+  const created: tf.Variable[] = [];
+  const make = (data: Float32Array, shape: number[]) => {
+    const v = tf.variable(tf.tensor(data, shape, "float32"));
+    created.push(v);
+    return v;
   };
-  const variable = (data: Float32Array | Int32Array, shape: number[]) =>
-    tf.variable(tf.tensor(Float32Array.from(data), shape, "float32"));
-  const parts: LayerWeights[] = [];
-  for (let i = 0; i < c.nLayers; i++) {
+  const take = (name: string, shape: number[]): Float32Array => {
+    const t = tensors.get(name);
+    const size = shape.reduce((a, b) => a * b, 1);
+    if (!t) problems.push(`missing tensor ${name}`);
+    else if (t.shape.join() !== shape.join())
+      problems.push(`tensor ${name} has shape [${t.shape}], expected [${shape}]`);
+    else return Float32Array.from(t.data);
+    return new Float32Array(size);
+  };
+  /** HF `[out, in]` → variable `[in, out]`. */
+  const linear = (name: string, outDim: number, inDim: number) =>
+    make(transpose(take(name, [outDim, inDim]), outDim, inDim), [inDim, outDim]);
+  const vec = (name: string, size: number) => make(take(name, [size]), [size]);
+  const layers = Array.from({ length: c.nLayers }, (_, i): LayerWeights => {
     const p = `model.layers.${i}.`;
-    const qkv = ["q", "k", "v"].map((x, j) =>
-      take(`${p}self_attn.${x}_proj.weight`, [(j === 0 ? c.nHeads : c.nKvHeads) * hd, c.dModel]),
-    );
-    const width = (c.nHeads + 2 * c.nKvHeads) * hd;
-    const gu = [
-      take(`${p}mlp.gate_proj.weight`, [c.dFf, c.dModel]),
-      take(`${p}mlp.up_proj.weight`, [c.dFf, c.dModel]),
-    ];
     const layer: LayerWeights = {
-      inputNorm: variable(take(`${p}input_layernorm.weight`, [c.dModel]).data, [c.dModel]),
-      qkv: variable(stackTransposed(qkv, c.dModel), [c.dModel, width]),
-      o: variable(
-        stackTransposed([take(`${p}self_attn.o_proj.weight`, [c.dModel, c.nHeads * hd])], c.nHeads * hd),
-        [c.nHeads * hd, c.dModel],
-      ),
-      postNorm: variable(take(`${p}post_attention_layernorm.weight`, [c.dModel]).data, [c.dModel]),
-      gateUp: variable(stackTransposed(gu, c.dModel), [c.dModel, 2 * c.dFf]),
-      down: variable(stackTransposed([take(`${p}mlp.down_proj.weight`, [c.dModel, c.dFf])], c.dFf), [
-        c.dFf,
-        c.dModel,
-      ]),
+      inputNorm: vec(`${p}input_layernorm.weight`, c.dModel),
+      q: linear(`${p}self_attn.q_proj.weight`, c.nHeads * hd, c.dModel),
+      k: linear(`${p}self_attn.k_proj.weight`, c.nKvHeads * hd, c.dModel),
+      v: linear(`${p}self_attn.v_proj.weight`, c.nKvHeads * hd, c.dModel),
+      o: linear(`${p}self_attn.o_proj.weight`, c.dModel, c.nHeads * hd),
+      postNorm: vec(`${p}post_attention_layernorm.weight`, c.dModel),
+      gate: linear(`${p}mlp.gate_proj.weight`, c.dFf, c.dModel),
+      up: linear(`${p}mlp.up_proj.weight`, c.dFf, c.dModel),
+      down: linear(`${p}mlp.down_proj.weight`, c.dModel, c.dFf),
     };
     if (c.arch === "qwen2") {
-      const biases = ["q", "k", "v"].map((x, j) =>
-        take(`${p}self_attn.${x}_proj.bias`, [(j === 0 ? c.nHeads : c.nKvHeads) * hd]),
-      );
-      const joined = new Float32Array(width);
-      let at = 0;
-      for (const b of biases) {
-        joined.set(b.data, at);
-        at += b.data.length;
-      }
-      layer.qkvBias = variable(joined, [width]);
+      layer.bias = {
+        q: vec(`${p}self_attn.q_proj.bias`, c.nHeads * hd),
+        k: vec(`${p}self_attn.k_proj.bias`, c.nKvHeads * hd),
+        v: vec(`${p}self_attn.v_proj.bias`, c.nKvHeads * hd),
+      };
     }
-    parts.push(layer);
-  }
-  const embed = variable(take("model.embed_tokens.weight", [c.vocabSize, c.dModel]).data, [
-    c.vocabSize,
-    c.dModel,
-  ]);
-  const finalNorm = variable(take("model.norm.weight", [c.dModel]).data, [c.dModel]);
-  const weights: Weights = { embed, layers: parts, finalNorm };
-  if (!c.tieEmbeddings) {
-    const lm = take("lm_head.weight", [c.vocabSize, c.dModel]);
-    weights.lmHead = variable(stackTransposed([lm], c.dModel), [c.dModel, c.vocabSize]);
-  }
+    return layer;
+  });
+  const weights: Weights = {
+    embed: make(take("model.embed_tokens.weight", [c.vocabSize, c.dModel]), [c.vocabSize, c.dModel]),
+    layers,
+    finalNorm: vec("model.norm.weight", c.dModel),
+  };
+  if (!c.tieEmbeddings) weights.lmHead = linear("lm_head.weight", c.vocabSize, c.dModel);
   if (c.valueHead) {
-    const vw = tensors.get("value_head.weight");
-    const vb = tensors.get("value_head.bias");
+    const present = tensors.has("value_head.weight");
     weights.valueHead = {
-      weight: variable(vw ? take("value_head.weight", [1, c.dModel]).data : new Float32Array(c.dModel), [
+      weight: make(present ? take("value_head.weight", [1, c.dModel]) : new Float32Array(c.dModel), [
         c.dModel,
         1,
       ]),
-      bias: variable(vb ? take("value_head.bias", [1]).data : new Float32Array(1), [1]),
+      bias: make(present ? take("value_head.bias", [1]) : new Float32Array(1), [1]),
     };
   }
   if (problems.length > 0) {
-    for (const v of [embed, finalNorm, ...parts.flatMap((l) => Object.values(l) as tf.Variable[])])
-      v.dispose();
-    weights.lmHead?.dispose();
-    weights.valueHead?.weight.dispose();
-    weights.valueHead?.bias.dispose();
+    for (const v of created) v.dispose();
     return err(problems.join("; "));
   }
   return ok(weights);

@@ -2,7 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
-import { type RopeTables, rotateColumns } from "./rope.js";
+import { type RopePair, type RopeTables, ropePrefix, rotateColumns } from "./rope.js";
 import type { LayerWeights, Weights } from "./weights.js";
 
 /** Large negative instead of −∞ so fully masked rows (padding) stay finite. */
@@ -13,63 +13,72 @@ export function rmsNorm(x: tf.Tensor, w: tf.Tensor1D, eps: number): tf.Tensor {
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w);
 }
 
-/**
- * The projection matrix and bias of one layer with the rotated q|k columns appended:
- * `[D, (H + 2·KV)·hd + (H + KV)·hd]` = [q | k | v | q@R | k@R].
- */
-export function projection(
-  l: LayerWeights,
-  c: ModelConfig,
-  r: RopeTables,
-): { w: tf.Tensor2D; b?: tf.Tensor1D } {
-  const qk = (c.nHeads + c.nKvHeads) * headDim(c);
-  const w = tf.concat(
-    [l.qkv, rotateColumns(tf.slice(l.qkv as tf.Tensor2D, [0, 0], [c.dModel, qk]), r.rotate)],
-    1,
-  ) as tf.Tensor2D;
-  if (!l.qkvBias) return { w };
-  const bias = l.qkvBias as tf.Tensor1D;
-  const rotated = rotateColumns(tf.reshape(tf.slice(bias, [0], [qk]), [1, qk]), r.rotate);
-  return { w, b: tf.concat([bias, tf.reshape(rotated, [qk])]) };
+/** A projection `a @ w (+ b)`. */
+export interface Linear {
+  w: tf.Tensor2D;
+  b?: tf.Tensor1D;
+}
+
+/** q, k, v projections of a layer plus q@R and k@R, the rotate-half parts of RoPE. */
+export interface Projections {
+  q: Linear;
+  qRot: Linear;
+  k: Linear;
+  kRot: Linear;
+  v: Linear;
+}
+
+function rotated(w: tf.Variable, b: tf.Variable | undefined, r: RopeTables): Linear {
+  const rw = rotateColumns(w as tf.Tensor2D, r.rotate);
+  if (!b) return { w: rw };
+  const width = b.shape[0] as number;
+  return { w: rw, b: tf.reshape(rotateColumns(tf.reshape(b, [1, width]), r.rotate), [width]) };
+}
+
+const linear = (w: tf.Variable, b: tf.Variable | undefined): Linear =>
+  b ? { w: w as tf.Tensor2D, b: b as tf.Tensor1D } : { w: w as tf.Tensor2D };
+
+export function projections(l: LayerWeights, r: RopeTables): Projections {
+  return {
+    q: linear(l.q, l.bias?.q),
+    qRot: rotated(l.q, l.bias?.q, r),
+    k: linear(l.k, l.bias?.k),
+    kRot: rotated(l.k, l.bias?.k, r),
+    v: linear(l.v, l.bias?.v),
+  };
+}
+
+function apply(a: tf.Tensor2D, p: Linear): tf.Tensor2D {
+  const x = matmul(a, p.w);
+  return p.b ? tf.add(x, p.b) : x;
 }
 
 /**
- * q, k, v for `[B, T, D]`-shaped activations `a` (given as `[B·T, D]`) at rotary rows `cos`/`sin`
- * (broadcastable to `[B, T, (H + KV)·hd]`). Returns q `[B, H, T, hd]`, kT `[B, KV, hd, T]`, v `[B, KV, T, hd]`.
+ * q, k, v for `[B, T, D]`-shaped activations `a` (given as `[B·T, D]`) with rotary tables
+ * broadcastable to `[B, T, width]`. Returns q `[B, H, T, hd]`, kT `[B, KV, hd, T]` (keys transposed,
+ * so scores need no transpose), v `[B, KV, T, hd]`.
  */
 export function qkvHeads(
   a: tf.Tensor2D,
-  proj: { w: tf.Tensor2D; b?: tf.Tensor1D },
+  p: Projections,
   c: ModelConfig,
   batch: number,
-  cos: tf.Tensor,
-  sin: tf.Tensor,
+  rope: { q: RopePair; k: RopePair },
 ): { q: tf.Tensor4D; kT: tf.Tensor4D; v: tf.Tensor4D } {
   const hd = headDim(c);
-  const qkWidth = (c.nHeads + c.nKvHeads) * hd;
-  const vWidth = c.nKvHeads * hd;
-  let x: tf.Tensor = matmul(a, proj.w);
-  if (proj.b) x = tf.add(x, proj.b);
   const t = a.shape[0] / batch;
-  x = tf.reshape(x, [batch, t, 2 * qkWidth + vWidth]);
-  const [qk, v, qkRot] = tf.split(x, [qkWidth, vWidth, qkWidth], 2) as [
-    tf.Tensor3D,
-    tf.Tensor3D,
-    tf.Tensor3D,
-  ];
-  const roped = tf.add(tf.mul(qk, cos), tf.mul(qkRot, sin));
-  const [qPart, kPart] = tf.split(roped, [c.nHeads * hd, c.nKvHeads * hd], 2);
-  const q = tf.transpose(
-    tf.reshape(qPart as tf.Tensor, [batch, t, c.nHeads, hd]),
-    [0, 2, 1, 3],
-  ) as tf.Tensor4D;
-  // Keys are kept transposed, [B, KV, hd, T], so scores need no transpose (nor the cache one per step).
-  const kT = tf.transpose(
-    tf.reshape(kPart as tf.Tensor, [batch, t, c.nKvHeads, hd]),
-    [0, 2, 3, 1],
-  ) as tf.Tensor4D;
-  const vh = tf.transpose(tf.reshape(v, [batch, t, c.nKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
-  return { q, kT, v: vh };
+  const roped = (x: Linear, xr: Linear, table: RopePair, heads: number) =>
+    tf.reshape(
+      tf.add(
+        tf.mul(tf.reshape(apply(a, x), [batch, t, heads * hd]), table.cos),
+        tf.mul(tf.reshape(apply(a, xr), [batch, t, heads * hd]), table.sin),
+      ),
+      [batch, t, heads, hd],
+    );
+  const q = tf.transpose(roped(p.q, p.qRot, rope.q, c.nHeads), [0, 2, 1, 3]) as tf.Tensor4D;
+  const kT = tf.transpose(roped(p.k, p.kRot, rope.k, c.nKvHeads), [0, 2, 3, 1]) as tf.Tensor4D;
+  const v = tf.transpose(tf.reshape(apply(a, p.v), [batch, t, c.nKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
+  return { q, kT, v };
 }
 
 /**
@@ -90,8 +99,8 @@ export function attention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask:
 
 /** SwiGLU MLP: down(silu(gate(a)) · up(a)). */
 export function mlp(a: tf.Tensor2D, l: LayerWeights): tf.Tensor2D {
-  const [gate, up] = tf.split(matmul(a, l.gateUp), 2, 1);
-  return matmul(tf.mul(tf.mul(gate as tf.Tensor, tf.sigmoid(gate as tf.Tensor)), up as tf.Tensor), l.down);
+  const gate = matmul(a, l.gate);
+  return matmul(tf.mul(tf.mul(gate, tf.sigmoid(gate)), matmul(a, l.up)), l.down);
 }
 
 /** `[T, T]` additive causal mask. */
@@ -117,13 +126,12 @@ export function forwardHidden(w: Weights, ids: tf.Tensor2D, c: ModelConfig, r: R
   const [b, t] = ids.shape;
   if (t > c.contextLength)
     throw new RangeError(`sequence of ${t} tokens exceeds contextLength ${c.contextLength}`);
-  const cos = tf.slice(r.cos, [0, 0], [t, -1]);
-  const sin = tf.slice(r.sin, [0, 0], [t, -1]);
+  const rope = ropePrefix(r, t);
   const mask = causalMask(t);
   let h = embedTrainable(ids, w.embed as tf.Tensor2D);
   for (const l of w.layers) {
     const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-    const { q, kT, v } = qkvHeads(a, projection(l, c, r), c, b, cos, sin);
+    const { q, kT, v } = qkvHeads(a, projections(l, r), c, b, rope);
     h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
     const m = rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
     h = tf.add(h, mlp(m, l));

@@ -1,7 +1,17 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../environments/kit/random.js";
 import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
-import { attention, lmHead, MASKED, mlp, projection, qkvHeads, rmsNorm } from "./forward.js";
+import {
+  attention,
+  type Linear,
+  lmHead,
+  MASKED,
+  mlp,
+  type Projections,
+  projections,
+  qkvHeads,
+  rmsNorm,
+} from "./forward.js";
 import { matmul } from "./matmul.js";
 import { type RopeTables, ropeRows } from "./rope.js";
 import { drawToken } from "./sampler.js";
@@ -12,8 +22,6 @@ type Cache = {
   k: tf.Tensor4D[];
   v: tf.Tensor4D[];
 };
-
-type Projections = { w: tf.Tensor2D; b?: tf.Tensor1D }[];
 
 /** `[rows, 1, 1, q, keys]` additive mask: a key is visible when it is not left padding and j ≤ i. */
 function prefixMask(pads: number[], length: number): tf.Tensor {
@@ -33,7 +41,7 @@ function prefill(
   w: Weights,
   c: ModelConfig,
   r: RopeTables,
-  proj: Projections,
+  proj: Projections[],
   prompts: readonly (readonly number[])[],
 ) {
   const length = Math.max(...prompts.map((p) => p.length));
@@ -47,14 +55,17 @@ function prefill(
   const out = tf.tidy(() => {
     const n = prompts.length;
     const pos = tf.tensor1d(positions, "int32");
-    const cos = tf.reshape(tf.gather(r.cos, pos), [n, length, -1]);
-    const sin = tf.reshape(tf.gather(r.sin, pos), [n, length, -1]);
+    const rows = (t: tf.Tensor) => tf.reshape(tf.gather(t, pos), [n, length, -1]);
+    const rope = {
+      q: { cos: rows(r.q.cos), sin: rows(r.q.sin) },
+      k: { cos: rows(r.k.cos), sin: rows(r.k.sin) },
+    };
     const mask = prefixMask(pads, length);
     let h = tf.gather(w.embed, tf.tensor1d(ids, "int32")) as tf.Tensor2D;
     const cache: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-      const { q, kT, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
+      const { q, kT, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
       cache.k.push(tf.transpose(kT, [0, 1, 3, 2]) as tf.Tensor4D);
       cache.v.push(v);
       h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
@@ -98,7 +109,7 @@ function decodeStep(
   w: Weights,
   c: ModelConfig,
   r: RopeTables,
-  proj: Projections,
+  proj: Projections[],
   cache: Cache,
   tokens: number[],
   positions: number[],
@@ -106,14 +117,14 @@ function decodeStep(
 ) {
   return tf.tidy(() => {
     const n = tokens.length;
-    const { cos, sin } = ropeRows(r, positions);
+    const rope = ropeRows(r, positions);
     const keys = keyMask.length / n;
     const mask = tf.tensor(keyMask, [n, 1, 1, 1, keys]);
     let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;
     const next: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-      const { q, kT, v } = qkvHeads(a, proj[i] as Projections[number], c, n, cos, sin);
+      const { q, kT, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
       const kc = tf.concat(
         [cache.k[i] as tf.Tensor4D, tf.reshape(kT, [n, c.nKvHeads, 1, -1])],
         2,
@@ -178,7 +189,7 @@ export async function generate(
     }
     return at;
   });
-  const proj = tf.tidy(() => w.layers.map((l) => projection(l, c, r)));
+  const proj = tf.tidy(() => w.layers.map((l) => projections(l, r)) as never) as Projections[];
   const pre = prefill(w, c, r, proj, uniquePrompts);
   let cache = selectRows(pre.cache, rowOf);
   disposeCache(pre.cache);
@@ -224,6 +235,8 @@ export async function generate(
   } finally {
     disposeCache(cache);
     logits.dispose();
-    tf.dispose(proj.flatMap((p) => (p.b ? [p.w, p.b] : [p.w])));
+    // Only the rotated projections are new tensors; the rest are the weights themselves.
+    const rotated = proj.flatMap((p): Linear[] => [p.qRot, p.kRot]);
+    tf.dispose(rotated.flatMap((p) => (p.b ? [p.w, p.b] : [p.w])));
   }
 }

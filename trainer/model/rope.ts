@@ -3,70 +3,97 @@ import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
 import { matmul } from "./matmul.js";
 
-/**
- * Rotary position tables for the fused q|k columns (`(H + KV)·hd` wide). HF's rotate-half form is
- * `x·cos + rotate_half(x)·sin`; rotate_half is linear, so it is folded into the projection weights
- * (`x @ R = a @ (W @ R)`, see {@link rotateColumns}) and RoPE costs two multiplies and an add.
- * The attention scale 1/√hd is folded into the q columns of both tables.
- */
-export interface RopeTables {
-  /** `[contextLength, (H + KV)·hd]`. */
-  cos: tf.Tensor2D;
-  sin: tf.Tensor2D;
-  /** `[hd, hd]` with `x @ R = rotate_half(x) = [−x₂, x₁]`. */
-  rotate: tf.Tensor2D;
-  /** Host copies of cos/sin, to build per-row tables for decoding without a gather kernel per step. */
-  host: { cos: Float32Array; sin: Float32Array; width: number };
+/** cos and sin for each position and column of a q or k projection. */
+export interface RopePair {
+  cos: tf.Tensor;
+  sin: tf.Tensor;
 }
 
-/** `[rows.length, 1, width]` cos and sin tensors for one position per row. */
-export function ropeRows(
-  r: RopeTables,
-  positions: readonly number[],
-): { cos: tf.Tensor3D; sin: tf.Tensor3D } {
-  const { width } = r.host;
-  const cos = new Float32Array(positions.length * width);
-  const sin = new Float32Array(positions.length * width);
-  positions.forEach((p, i) => {
-    cos.set(r.host.cos.subarray(p * width, (p + 1) * width), i * width);
-    sin.set(r.host.sin.subarray(p * width, (p + 1) * width), i * width);
-  });
-  return {
-    cos: tf.tensor3d(cos, [positions.length, 1, width]),
-    sin: tf.tensor3d(sin, [positions.length, 1, width]),
-  };
+/**
+ * Rotary position tables for the q (`H·hd` wide) and k (`KV·hd` wide) projections. HF's rotate-half
+ * form is `x·cos + rotate_half(x)·sin`; rotate_half is linear, so it is folded into the projection
+ * weights (`x @ R = a @ (W @ R)`, see {@link rotateColumns}) and RoPE costs two multiplies and an add.
+ * The attention scale 1/√hd is folded into the q tables.
+ */
+export interface RopeTables {
+  /** `[contextLength, H·hd]`. */
+  q: RopePair;
+  /** `[contextLength, KV·hd]`. */
+  k: RopePair;
+  /** `[hd, hd]` with `x @ R = rotate_half(x) = [−x₂, x₁]`. */
+  rotate: tf.Tensor2D;
+  /** Host copies, to build per-row tables for decoding without a gather kernel per step. */
+  host: { q: HostTable; k: HostTable };
 }
+
+interface HostTable {
+  cos: Float32Array;
+  sin: Float32Array;
+  width: number;
+}
+
+function hostTable(c: ModelConfig, heads: number, scale: number): HostTable {
+  const hd = headDim(c);
+  const half = hd / 2;
+  const width = heads * hd;
+  const cos = new Float32Array(c.contextLength * width);
+  const sin = new Float32Array(c.contextLength * width);
+  for (let p = 0; p < c.contextLength; p++) {
+    for (let col = 0; col < width; col++) {
+      // Frequencies are shared by the two halves: inv_freq[i] = θ^(−2i/hd), i = j mod hd/2.
+      const angle = p * c.ropeTheta ** (-(2 * ((col % hd) % half)) / hd);
+      cos[p * width + col] = Math.cos(angle) * scale;
+      sin[p * width + col] = Math.sin(angle) * scale;
+    }
+  }
+  return { cos, sin, width };
+}
+
+const device = (t: HostTable, rows: number): RopePair => ({
+  cos: tf.tensor2d(t.cos, [rows, t.width]),
+  sin: tf.tensor2d(t.sin, [rows, t.width]),
+});
 
 export function ropeTables(c: ModelConfig): RopeTables {
   const hd = headDim(c);
   const half = hd / 2;
-  const width = (c.nHeads + c.nKvHeads) * hd;
-  const cos = new Float32Array(c.contextLength * width);
-  const sin = new Float32Array(c.contextLength * width);
-  const qScale = 1 / Math.sqrt(hd);
-  for (let p = 0; p < c.contextLength; p++) {
-    for (let head = 0; head < c.nHeads + c.nKvHeads; head++) {
-      const scale = head < c.nHeads ? qScale : 1;
-      for (let j = 0; j < hd; j++) {
-        // Frequencies are shared by the two halves: inv_freq[i] = θ^(−2i/hd), i = j mod hd/2.
-        const angle = p * c.ropeTheta ** (-(2 * (j % half)) / hd);
-        const at = p * width + head * hd + j;
-        cos[at] = Math.cos(angle) * scale;
-        sin[at] = Math.sin(angle) * scale;
-      }
-    }
-  }
+  const q = hostTable(c, c.nHeads, 1 / Math.sqrt(hd));
+  const k = hostTable(c, c.nKvHeads, 1);
   const rotate = new Float32Array(hd * hd);
   for (let j = 0; j < half; j++) {
     rotate[(j + half) * hd + j] = -1;
     rotate[j * hd + j + half] = 1;
   }
   return {
-    cos: tf.tensor2d(cos, [c.contextLength, width]),
-    sin: tf.tensor2d(sin, [c.contextLength, width]),
+    q: device(q, c.contextLength),
+    k: device(k, c.contextLength),
     rotate: tf.tensor2d(rotate, [hd, hd]),
-    host: { cos, sin, width },
+    host: { q, k },
   };
+}
+
+/** The first `t` positions, for a full-sequence pass. */
+export function ropePrefix(r: RopeTables, t: number): { q: RopePair; k: RopePair } {
+  const rows = (p: RopePair) => ({
+    cos: tf.slice(p.cos, [0, 0], [t, -1]),
+    sin: tf.slice(p.sin, [0, 0], [t, -1]),
+  });
+  return { q: rows(r.q), k: rows(r.k) };
+}
+
+/** `[positions.length, 1, width]` tables for one position per row (decoding). */
+export function ropeRows(r: RopeTables, positions: readonly number[]): { q: RopePair; k: RopePair } {
+  const rows = (t: HostTable): RopePair => {
+    const cos = new Float32Array(positions.length * t.width);
+    const sin = new Float32Array(positions.length * t.width);
+    positions.forEach((p, i) => {
+      cos.set(t.cos.subarray(p * t.width, (p + 1) * t.width), i * t.width);
+      sin.set(t.sin.subarray(p * t.width, (p + 1) * t.width), i * t.width);
+    });
+    const shape: [number, number, number] = [positions.length, 1, t.width];
+    return { cos: tf.tensor3d(cos, shape), sin: tf.tensor3d(sin, shape) };
+  };
+  return { q: rows(r.host.q), k: rows(r.host.k) };
 }
 
 /** `[R, n·hd]` → the same columns each multiplied by `rotate` per head: `W @ blockdiag(R)`. */
@@ -77,7 +104,5 @@ export function rotateColumns(w: tf.Tensor2D, rotate: tf.Tensor2D): tf.Tensor2D 
 }
 
 export function disposeRope(t: RopeTables): void {
-  t.cos.dispose();
-  t.sin.dispose();
-  t.rotate.dispose();
+  tf.dispose([t.q.cos, t.q.sin, t.k.cos, t.k.sin, t.rotate]);
 }

@@ -38,14 +38,16 @@ describe("rotary embedding", () => {
   it("puts cos/sin of p·θ^(−2i/hd) in both halves and folds the q scale in", () => {
     const r = ropeTables(TINY_CONFIG);
     const hd = 8;
-    const cos = r.cos.arraySync();
-    // Position 3, k head (index ≥ nHeads, unscaled), column i = 1 and its twin 1 + hd/2:
+    const cosK = r.k.cos.arraySync() as number[][];
+    const sinK = r.k.sin.arraySync() as number[][];
+    // Position 3, second k head (unscaled), column i = 1 and its twin 1 + hd/2:
     // angle = 3 · 10000^(−2·1/8) = 3 · 0.1 = 0.3.
-    const kCol = 4 * hd + 1;
-    expect(cos[3]?.[kCol]).toBeCloseTo(Math.cos(0.3), 5);
-    expect(cos[3]?.[kCol + hd / 2]).toBeCloseTo(Math.cos(0.3), 5);
-    // The q columns carry 1/√hd = 1/√8.
-    expect(cos[3]?.[1]).toBeCloseTo(Math.cos(0.3) / Math.sqrt(8), 5);
+    const kCol = hd + 1;
+    expect(cosK[3]?.[kCol]).toBeCloseTo(Math.cos(0.3), 5);
+    expect(cosK[3]?.[kCol + hd / 2]).toBeCloseTo(Math.cos(0.3), 5);
+    expect(sinK[3]?.[kCol]).toBeCloseTo(Math.sin(0.3), 5);
+    // The q tables carry the attention scale 1/√hd = 1/√8.
+    expect((r.q.cos.arraySync() as number[][])[3]?.[1]).toBeCloseTo(Math.cos(0.3) / Math.sqrt(8), 5);
   });
 
   it("rotates each head's columns to rotate_half: [x1, x2] → [−x2, x1]", () => {

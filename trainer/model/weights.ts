@@ -3,20 +3,23 @@ import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
 
 /**
- * One decoder layer's weights, stored `[in, out]` for `x @ W`. q/k/v and gate/up are fused so that a
- * forward pass runs one matmul for each (op count dominates at these sizes).
+ * One decoder layer's weights, stored `[in, out]` for `x @ W`. Each projection is its own matmul:
+ * slicing a fused output along its last axis is a per-element loop on the tfjs cpu backend.
  */
 export interface LayerWeights {
   inputNorm: tf.Variable;
-  /** `[D, (H + 2·KV)·hd]`: q, then k, then v columns. */
-  qkv: tf.Variable;
-  /** `[(H + 2·KV)·hd]`, qwen2 only. */
-  qkvBias?: tf.Variable;
+  /** `[D, H·hd]`, `[D, KV·hd]`, `[D, KV·hd]`. */
+  q: tf.Variable;
+  k: tf.Variable;
+  v: tf.Variable;
+  /** q/k/v biases, qwen2 only. */
+  bias?: { q: tf.Variable; k: tf.Variable; v: tf.Variable };
   /** `[H·hd, D]`. */
   o: tf.Variable;
   postNorm: tf.Variable;
-  /** `[D, 2·F]`: gate columns, then up columns. */
-  gateUp: tf.Variable;
+  /** `[D, F]` each. */
+  gate: tf.Variable;
+  up: tf.Variable;
   /** `[F, D]`. */
   down: tf.Variable;
 }
@@ -36,9 +39,9 @@ export interface Weights {
 export function weightList(w: Weights): tf.Variable[] {
   const list = [w.embed];
   for (const l of w.layers) {
-    list.push(l.inputNorm, l.qkv);
-    if (l.qkvBias) list.push(l.qkvBias);
-    list.push(l.o, l.postNorm, l.gateUp, l.down);
+    list.push(l.inputNorm, l.q, l.k, l.v);
+    if (l.bias) list.push(l.bias.q, l.bias.k, l.bias.v);
+    list.push(l.o, l.postNorm, l.gate, l.up, l.down);
   }
   list.push(w.finalNorm);
   if (w.lmHead) list.push(w.lmHead);
@@ -62,17 +65,27 @@ export function initWeights(c: ModelConfig, seed: number): Weights {
   const ones = (size: number, name: string) => tf.variable(tf.ones([size]), true, name);
   const zeros = (shape: number[], name: string) => tf.variable(tf.zeros(shape), true, name);
   const residualStd = 0.02 / Math.sqrt(2 * c.nLayers);
-  const qkvWidth = (c.nHeads + 2 * c.nKvHeads) * hd;
   const uid = `${seed}_${Math.random().toString(36).slice(2)}`;
   const layers = Array.from({ length: c.nLayers }, (_, i): LayerWeights => {
     const p = `${uid}_l${i}_`;
     return {
       inputNorm: ones(c.dModel, `${p}in`),
-      qkv: normal([c.dModel, qkvWidth], 0.02, `${p}qkv`),
-      ...(c.arch === "qwen2" ? { qkvBias: zeros([qkvWidth], `${p}qkvb`) } : {}),
+      q: normal([c.dModel, c.nHeads * hd], 0.02, `${p}q`),
+      k: normal([c.dModel, c.nKvHeads * hd], 0.02, `${p}k`),
+      v: normal([c.dModel, c.nKvHeads * hd], 0.02, `${p}v`),
+      ...(c.arch === "qwen2"
+        ? {
+            bias: {
+              q: zeros([c.nHeads * hd], `${p}qb`),
+              k: zeros([c.nKvHeads * hd], `${p}kb`),
+              v: zeros([c.nKvHeads * hd], `${p}vb`),
+            },
+          }
+        : {}),
       o: normal([c.nHeads * hd, c.dModel], residualStd, `${p}o`),
       postNorm: ones(c.dModel, `${p}post`),
-      gateUp: normal([c.dModel, 2 * c.dFf], 0.02, `${p}gu`),
+      gate: normal([c.dModel, c.dFf], 0.02, `${p}gate`),
+      up: normal([c.dModel, c.dFf], 0.02, `${p}up`),
       down: normal([c.dFf, c.dModel], residualStd, `${p}down`),
     };
   });
