@@ -10,14 +10,45 @@ const lockPath = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(readFileSync(lockPath, "utf8"));
 const packages = lock.packages;
 
-const OS = ["darwin", "win32", "linux", "android", "freebsd", "openbsd", "netbsd", "sunos", "aix", "openharmony"];
-const CPU = { arm64: "arm64", x64: "x64", "64": "x64", ia32: "ia32", arm: "arm", ppc64: "ppc64", s390x: "s390x", riscv64: "riscv64", loong64: "loong64", mips64el: "mips64el", wasm32: "wasm32" };
+const OS = [
+  "darwin",
+  "win32",
+  "linux",
+  "android",
+  "freebsd",
+  "openbsd",
+  "netbsd",
+  "sunos",
+  "aix",
+  "openharmony",
+];
+const CPU = {
+  arm64: "arm64",
+  x64: "x64",
+  64: "x64",
+  ia32: "ia32",
+  arm: "arm",
+  ppc64: "ppc64",
+  s390x: "s390x",
+  riscv64: "riscv64",
+  loong64: "loong64",
+  mips64el: "mips64el",
+  wasm32: "wasm32",
+};
 
 function platformOf(name) {
   const parts = name.split("/").pop().split("-");
-  const os = parts.includes("windows") ? "win32" : parts.includes("macos") ? "darwin" : OS.find((o) => parts.includes(o));
+  const os = parts.includes("windows")
+    ? "win32"
+    : parts.includes("macos")
+      ? "darwin"
+      : OS.find((o) => parts.includes(o));
   const cpu = parts.map((p) => CPU[p]).find(Boolean);
-  const libc = parts.includes("musl") ? "musl" : parts.includes("gnu") && os === "linux" ? "glibc" : undefined;
+  const libc = parts.includes("musl")
+    ? "musl"
+    : parts.includes("gnu") && os === "linux"
+      ? "glibc"
+      : undefined;
   return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}), ...(libc ? { libc: [libc] } : {}) };
 }
 
