@@ -1,4 +1,4 @@
-import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { hubEnvs, hubShares } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { HubDb } from "../db.js";
@@ -8,10 +8,9 @@ export type Access = "owner" | "publish" | "read";
 
 /** SQL predicate: envs `team` may see (public, its own, shared with it); anonymous sees public only. */
 export function visibleTo(team: string | null): SQL {
-  const pub = eq(hubEnvs.visibility, "public");
-  if (team === null) return pub;
-  const shared = sql`${hubEnvs.id} in (select ${hubShares.envId} from ${hubShares} where ${hubShares.team} = ${team})`;
-  return or(pub, eq(hubEnvs.owner, team), shared) as SQL;
+  // Unary `+` on the indexed columns: see the list route (scan ids in order instead of OR-ing indexes).
+  if (team === null) return sql`+${hubEnvs.visibility} = 'public'`;
+  return sql`(+${hubEnvs.visibility} = 'public' or +${hubEnvs.owner} = ${team} or ${hubEnvs.id} in (select ${hubShares.envId} from ${hubShares} where ${hubShares.team} = ${team}))`;
 }
 
 /** The strongest right `team` has on `env`, or null when it may not even see it. */

@@ -29,8 +29,16 @@ export async function resolveVersion(db: HubDb, env: EnvRow, ref: string): Promi
 export async function latestByEnv(db: HubDb, envIds: number[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   if (envIds.length === 0) return out;
-  const rows = await db.query.hubVersions.findMany({ where: inArray(hubVersions.envId, envIds) });
-  const groups = new Map<number, VersionRow[]>();
+  const rows = await db
+    .select({
+      envId: hubVersions.envId,
+      version: hubVersions.version,
+      prerelease: hubVersions.prerelease,
+      yankedAt: hubVersions.yankedAt,
+    })
+    .from(hubVersions)
+    .where(inArray(hubVersions.envId, envIds));
+  const groups = new Map<number, (typeof rows)[number][]>();
   for (const r of rows) groups.set(r.envId, [...(groups.get(r.envId) ?? []), r]);
   for (const [id, vs] of groups) {
     const latest = latestOf(vs);

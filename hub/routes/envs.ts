@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import { integer, sqliteTable } from "drizzle-orm/sqlite-core";
 import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { HubApp, RouteDeps } from "../app.js";
@@ -36,6 +37,9 @@ const listEnvs = createRoute({
   request: { query: ListEnvsQuery },
   responses: { 200: json(EnvList), ...problems(401, 403, 422) },
 });
+
+/** The FTS5 index (custom migration 0005); declared here for queries only, not in the drizzle schema. */
+const envsFts = sqliteTable("hub_envs_fts", { rowid: integer("rowid").notNull() });
 
 /** FTS5 query from free text: each word is a quoted prefix term, all required, so no syntax leaks through. */
 export function ftsQuery(q: string): string | null {
@@ -90,19 +94,29 @@ export function registerEnvRoutes(app: HubApp, { now }: RouteDeps): void {
     const q = c.req.valid("query");
     const where: SQL[] = [visibleTo(team)];
     if (q.owner) where.push(eq(hubEnvs.owner, q.owner));
-    if (q.visibility) where.push(eq(hubEnvs.visibility, q.visibility));
+    // Unary `+` keeps SQLite from a multi-index OR + sort: it walks ids from the cursor and stops early.
+    if (q.visibility) where.push(sql`+${hubEnvs.visibility} = ${q.visibility}`);
     if (q.tag) where.push(sql`(' ' || ${hubEnvs.tags} || ' ') like ${`% ${q.tag} %`}`);
-    if (q.cursor) where.push(gt(hubEnvs.id, Number(q.cursor)));
     const match = q.q ? ftsQuery(q.q) : null;
-    if (match)
-      where.push(sql`${hubEnvs.id} in (select rowid from hub_envs_fts where hub_envs_fts match ${match})`);
     const db = hubDb(c.env);
-    const rows = await db
-      .select()
-      .from(hubEnvs)
-      .where(and(...where))
-      .orderBy(asc(hubEnvs.id))
-      .limit(q.limit + 1);
+    const cursor = Number(q.cursor ?? 0);
+    // Text search walks the FTS5 matches in rowid (= id) order, so a page reads only ~limit matches.
+    const rows = match
+      ? (
+          await db
+            .select({ env: hubEnvs })
+            .from(envsFts)
+            .innerJoin(hubEnvs, eq(hubEnvs.id, envsFts.rowid))
+            .where(and(sql`hub_envs_fts match ${match}`, gt(envsFts.rowid, cursor), ...where))
+            .orderBy(asc(envsFts.rowid))
+            .limit(q.limit + 1)
+        ).map((r) => r.env)
+      : await db
+          .select()
+          .from(hubEnvs)
+          .where(and(gt(hubEnvs.id, cursor), ...where))
+          .orderBy(asc(hubEnvs.id))
+          .limit(q.limit + 1);
     const page = rows.slice(0, q.limit);
     const latest = await latestByEnv(
       db,

@@ -274,6 +274,19 @@ describe("list and search", () => {
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(seen).toEqual(names);
+    // Text search pages the same way: every env but #3 is described as "plain".
+    const found: string[] = [];
+    let next: string | null = null;
+    do {
+      const page: { body: { envs: { name: string }[]; nextCursor: string | null } } = await hub.call(
+        "GET",
+        `/v1/envs?owner=${a.team}&q=plain&limit=2${next ? `&cursor=${next}` : ""}`,
+        { token: reader.token },
+      );
+      found.push(...page.body.envs.map((e) => e.name));
+      next = page.body.nextCursor;
+    } while (next);
+    expect(found).toEqual([names[0], names[1], names[2], names[4]]);
     expect((await hub.call("GET", "/v1/envs?limit=1000")).status).toBe(422);
     expect((await hub.call("GET", "/v1/envs?cursor=abc")).status).toBe(422);
   });
