@@ -111,6 +111,19 @@ describe("transformer", () => {
     model.dispose();
   });
 
+  it("stops at the context length and rejects prompts that do not fit", async () => {
+    const model = tiny(4);
+    const opts = { maxNewTokens: 10, temperature: 1, topP: 1, stopIds: [], seed: 1 };
+    // contextLength 32: the 28-token prompt leaves room for 4 new tokens (for every row), not 10.
+    const out = await model.sample([Array(28).fill(1), [2]], opts);
+    expect(out.tokens.map((t) => t.length)).toEqual([4, 4]);
+    expect(out.finished).toEqual([false, false]);
+    await expect(model.sample([Array(33).fill(1)], opts)).rejects.toThrow(RangeError);
+    await expect(model.sample([[]], opts)).rejects.toThrow(RangeError);
+    expect(await model.sample([], opts)).toEqual({ tokens: [], logprobs: [], finished: [] });
+    model.dispose();
+  });
+
   it("rejects a config whose heads do not divide", () => {
     const made = createModel({ ...TINY, nKvHeads: 3 }, { seed: 1 });
     expect(made.ok).toBe(false);

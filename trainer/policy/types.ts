@@ -141,7 +141,9 @@ export interface PolicyModel {
   readonly trainableVariables: readonly Variable[];
   /**
    * Batched generation with a KV cache. Identical prompts (e.g. a GRPO group) are prefilled once.
-   * Prompts may differ in length.
+   * Prompts may differ in length. Every row gets at most min(maxNewTokens, contextLength − longest
+   * prompt) tokens (rows cut short are not finished); rejects with a RangeError when a prompt is
+   * empty or longer than `contextLength`.
    */
   sample(prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult>;
   dispose(): void;
