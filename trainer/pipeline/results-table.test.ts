@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { JobState } from "./plan.js";
+import { parseRecipe } from "./recipe.js";
+import { fmtCell, resultsTable, timingsTable } from "./results-table.js";
+
+function run(env: string, algorithm: string, sft: number, rl: number) {
+  const recipe = parseRecipe({ description: "d", env: `edgegym/${env}@1.0.0`, rl: { algorithm } });
+  if (!recipe.ok) throw new Error(recipe.error);
+  const agg = (s: number) => ({
+    n: 4,
+    verified: 4,
+    meanReturn: s,
+    successRate: s,
+    stderr: 0.25,
+    meanSteps: 2,
+  });
+  const state: JobState = {
+    recipe: `${env}-${algorithm}`,
+    resolved: recipe.value,
+    backend: "wasm",
+    sft: { checkpoint: "c", seconds: 61.2 },
+    segments: [
+      { dir: "s1", iterations: 5, seconds: 30 },
+      { dir: "s2", iterations: 5, seconds: 40 },
+    ],
+    evalSft: { runId: "run_sft", model: "m", checkpoint: "c", aggregate: agg(sft), seconds: 9 },
+    evalRl: { runId: "run_rl", model: "m", checkpoint: "c", aggregate: agg(rl), seconds: 8 },
+  };
+  return { dir: `runs/${env}-${algorithm}`, state, recipe: recipe.value };
+}
+
+describe("the results table", () => {
+  it("fills measured cells, says where RL does not beat SFT, and leaves the rest 'not run'", () => {
+    const md = resultsTable(
+      [run("calculator", "grpo", 0.25, 0.5), run("calculator", "steppo", 0.25, 0.25)],
+      [{ env: "edgegym/code", split: "train", success: 1, reward: 1, stderr: 0, n: 4, source: "expert" }],
+    );
+    const lines = md.split("\n");
+    expect(lines[0]).toBe(
+      "| method | calculator (procedural) | calculator (GSM8K) | search (procedural) | search (HotpotQA sample) | code | webshop (procedural) |",
+    );
+    const row = (label: string) => (lines.find((l) => l.startsWith(`| ${label} |`)) ?? "").split(" | ");
+    // success 0.5 · reward 0.5 ± stderr 0.25 over n=4.
+    expect(row("SFT+GRPO")[1]).toBe("0.500 · 0.500 ± 0.250 (n=4)");
+    expect(row("SFT+StepPO")[1]).toBe("0.250 · 0.250 ± 0.250 (n=4) — does not beat SFT");
+    expect(row("SFT")[1]).toBe("0.250 · 0.250 ± 0.250 (n=4)");
+    expect(row("SFT+PPO")[1]).toBe("not run");
+    expect(row("SFT+GRPO")[2]).toBe("not run");
+    expect(row("expert")[5]).toBe("1.000 · 1.000 ± 0.000 (n=4) [train split]");
+    expect(row("expert")[1]).toBe("not run");
+  });
+
+  it("formats a cell and lists each run's stage timings", () => {
+    expect(fmtCell({ success: 0.1234, reward: 0.2, stderr: 0.05, n: 50, source: "x" })).toBe(
+      "0.123 · 0.200 ± 0.050 (n=50)",
+    );
+    const t = timingsTable([run("code", "grpo", 0, 0)]).split("\n");
+    // RL seconds: 30 + 40 = 70 over 5 + 5 = 10 iterations.
+    expect(t[2]).toBe(
+      "| runs/code-grpo | code-grpo | edgegym/code@1.0.0 | wasm | 61 | 70 (10 it) | 9 | 8 | run_sft | run_rl |",
+    );
+  });
+});

@@ -1,0 +1,128 @@
+import type { JobState } from "./plan.js";
+import type { Recipe } from "./recipe.js";
+
+/** The results table's columns: a label and the hub env (`owner/name`) whose runs fill it. */
+export const COLUMNS = [
+  { label: "calculator (procedural)", env: "edgegym/calculator" },
+  { label: "calculator (GSM8K)", env: "edgegym/calculator-gsm8k" },
+  { label: "search (procedural)", env: "edgegym/search" },
+  { label: "search (HotpotQA sample)", env: "edgegym/search-hotpotqa" },
+  { label: "code", env: "edgegym/code" },
+  { label: "webshop (procedural)", env: "edgegym/webshop" },
+] as const;
+
+/** The rows: a label and the RL advantage estimator of the recipes that fill it. */
+export const METHODS = [
+  { label: "SFT+GRPO", algorithm: "grpo" },
+  { label: "SFT+PPO", algorithm: "gae" },
+  { label: "SFT+RLOO", algorithm: "rloo" },
+  { label: "SFT+REINFORCE++", algorithm: "reinforce++" },
+  { label: "SFT+StepPO", algorithm: "steppo" },
+] as const;
+
+/** One measured cell: success rate, mean reward ± its standard error, over n episodes, and where it came from. */
+export type Cell = {
+  success: number;
+  stderr: number;
+  reward: number;
+  n: number;
+  /** e.g. the hub eval run id or "expert on train tasks 0..n−1". */
+  source: string;
+};
+
+/** A finished (or partly finished) `npm start` run folder. */
+export type FinishedRun = { dir: string; state: JobState; recipe: Recipe };
+
+/** The expert's measured play on one env (the expert refuses the test split, so another split). */
+export type ExpertCell = Cell & { env: string; split: string };
+
+/** `success · reward ± se (n)`: the hub's standard error is that of the mean reward (return). */
+export const fmtCell = (c: Cell) =>
+  `${c.success.toFixed(3)} · ${c.reward.toFixed(3)} ± ${c.stderr.toFixed(3)} (n=${c.n})`;
+
+const envOf = (r: FinishedRun) => r.recipe.env.split("@")[0] ?? "";
+
+/**
+ * The markdown table: rows expert, SFT and each SFT+RL method; a column per env. A cell is "not run"
+ * unless a run folder (or the expert measurement) holds its figure. An RL cell that does not beat the
+ * SFT policy of the same run says so.
+ */
+export function resultsTable(runs: readonly FinishedRun[], experts: readonly ExpertCell[]): string {
+  const header = ["method", ...COLUMNS.map((c) => c.label)];
+  const cellOf = (e: {
+    aggregate: { successRate: number; stderr: number; meanReturn: number; n: number };
+    runId: string;
+  }): Cell => ({
+    success: e.aggregate.successRate,
+    stderr: e.aggregate.stderr,
+    reward: e.aggregate.meanReturn,
+    n: e.aggregate.n,
+    source: e.runId,
+  });
+  const expertRow = [
+    "expert",
+    ...COLUMNS.map((col) => {
+      const x = experts.find((e) => e.env === col.env);
+      return x ? `${fmtCell(x)} [${x.split} split]` : "not run";
+    }),
+  ];
+  const sftRow = [
+    "SFT",
+    ...COLUMNS.map((col) => {
+      const r = runs.find((run) => envOf(run) === col.env && run.state.evalSft);
+      return r?.state.evalSft ? fmtCell(cellOf(r.state.evalSft)) : "not run";
+    }),
+  ];
+  const rlRows = METHODS.map((m) => [
+    m.label,
+    ...COLUMNS.map((col) => {
+      const r = runs.find(
+        (run) => envOf(run) === col.env && run.recipe.rl.algorithm === m.algorithm && run.state.evalRl,
+      );
+      if (!r?.state.evalRl) return "not run";
+      const rl = cellOf(r.state.evalRl);
+      const sft = r.state.evalSft ? cellOf(r.state.evalSft) : undefined;
+      const beats = sft !== undefined && rl.success > sft.success;
+      return `${fmtCell(rl)}${sft !== undefined && !beats ? " — does not beat SFT" : ""}`;
+    }),
+  ]);
+  const rows = [header, header.map(() => "---"), expertRow, sftRow, ...rlRows];
+  return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+/** Per run: recipe, env, backend and how long each stage took (seconds, as the run recorded them). */
+export function timingsTable(runs: readonly FinishedRun[]): string {
+  const rows = [
+    [
+      "run folder",
+      "recipe",
+      "env",
+      "backend",
+      "SFT s",
+      "RL s",
+      "eval SFT s",
+      "eval RL s",
+      "SFT hub run",
+      "RL hub run",
+    ],
+  ];
+  rows.push(rows[0]?.map(() => "---") ?? []);
+  for (const { dir, state, recipe } of runs) {
+    const rl = state.segments.reduce((a, s) => a + s.seconds, 0);
+    rows.push([
+      dir,
+      state.recipe,
+      recipe.env,
+      state.backend ?? "?",
+      state.sft ? state.sft.seconds.toFixed(0) : "-",
+      state.segments.length > 0
+        ? `${rl.toFixed(0)} (${state.segments.reduce((a, s) => a + s.iterations, 0)} it)`
+        : "-",
+      state.evalSft ? state.evalSft.seconds.toFixed(0) : "-",
+      state.evalRl ? state.evalRl.seconds.toFixed(0) : "-",
+      state.evalSft?.runId ?? "-",
+      state.evalRl?.runId ?? "-",
+    ]);
+  }
+  return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
