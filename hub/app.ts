@@ -12,7 +12,7 @@ import { rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
 import { registerEnvRoutes } from "./routes/envs.js";
 import { registerEvalRoutes } from "./routes/evals.js";
-import { registerGatewayRoutes } from "./routes/gateway.js";
+import { isGatewayPath, registerGatewayRoutes } from "./routes/gateway.js";
 import { registerLeaderboardRoutes } from "./routes/leaderboard.js";
 import { registerShareRoutes } from "./routes/shares.js";
 import { registerTeamRoutes } from "./routes/teams.js";
@@ -56,7 +56,7 @@ export function createHubApp(options: HubOptions = {}): HubApp {
       },
     }),
   );
-  app.use("/v1/*", authenticate(now), rateLimit());
+  app.use("/v1/*", authenticate(now), rateLimit(isGatewayPath));
 
   const deps = { now, fetch: upstreamFetch };
   registerTeamRoutes(app, deps);

@@ -5,7 +5,7 @@ import { hubTokens } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import { hubDb } from "../db.js";
 import type { AppEnv, Principal, Scope } from "../env.js";
-import { hashToken, secretsEqual, TOKEN_PREFIX } from "./tokens.js";
+import { hashesEqual, hashToken, TOKEN_PREFIX } from "./tokens.js";
 
 /** last_used_at is rewritten at most this often, so reads don't each cost a D1 write. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -21,17 +21,26 @@ export function authenticate(now: () => number = Date.now): MiddlewareHandler<Ap
   });
 }
 
+let cachedAdmin: { secret: string; hash: string } | undefined;
+
+/** The bootstrap secret's hash, computed once per isolate. */
+async function adminHash(secret: string): Promise<string> {
+  if (cachedAdmin?.secret !== secret) cachedAdmin = { secret, hash: await hashToken(secret) };
+  return cachedAdmin.hash;
+}
+
 async function principalOf(c: Context<AppEnv>, now: number): Promise<Principal> {
   const header = c.req.header("authorization");
   if (header === undefined) return { kind: "anonymous" };
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m?.[1]) throw new EdgegymError("unauthorized", "the Authorization header must be `Bearer <token>`");
   const secret = m[1];
+  const hash = await hashToken(secret);
   const admin = c.env.HUB_ADMIN_TOKEN;
-  if (admin && (await secretsEqual(secret, admin))) return { kind: "bootstrap" };
+  if (admin && hashesEqual(hash, await adminHash(admin))) return { kind: "bootstrap" };
   if (!secret.startsWith(TOKEN_PREFIX)) throw new EdgegymError("unauthorized", "unknown token");
   const db = hubDb(c.env);
-  const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.hash, await hashToken(secret)) });
+  const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.hash, hash) });
   if (!row) throw new EdgegymError("unauthorized", "unknown token");
   if (row.revokedAt) throw new EdgegymError("unauthorized", "this token has been revoked");
   if (row.expiresAt && row.expiresAt.getTime() <= now) {

@@ -97,6 +97,7 @@ describe("gateway", () => {
   it("rate-limits each token: 429 problem with Retry-After", async () => {
     const a = await newTeam(hub);
     const { token } = await newToken(hub, a.team, ["read"]);
+    const { name } = await newEnv(hub, a);
     // The hub with the tight test limiter: 5 requests per 10 s per token (vitest.config.ts).
     const app = createHubApp();
     const tight = hubClient(async (r) =>
@@ -110,6 +111,10 @@ describe("gateway", () => {
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe("rate_limited");
     expect(limited.headers.get("retry-after")).toBe("10");
+    // The gateway counts against the same budget.
+    const viaGateway = await tight.call("GET", `/v1/envs/${a.team}/${name}@1.0.0/v1/manifest`, { token });
+    expect(viaGateway.status).toBe(429);
+    expect(viaGateway.headers.get("retry-after")).toBe("10");
     // Another token of the same team is unaffected.
     const other = await newToken(hub, a.team, ["read"]);
     expect((await tight.call("GET", "/v1/envs?limit=1", { token: other.token })).status).toBe(200);
