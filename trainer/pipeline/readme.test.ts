@@ -1,0 +1,96 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalHub, startLocalHub } from "./local-hub.js";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "../..");
+const CLI = join(ROOT, "trainer/bin/edgegym.js");
+
+/** The README's fenced shell blocks after "## How to", with their info strings. */
+async function howToBlocks(): Promise<{ runnable: boolean; body: string }[]> {
+  const text = await readFile(join(ROOT, "README.md"), "utf8");
+  const howTo = text.slice(text.indexOf("\n## How to"));
+  return [...howTo.matchAll(/```sh( runnable)?\n([\s\S]*?)```/g)].map((m) => ({
+    runnable: m[1] !== undefined,
+    body: m[2] ?? "",
+  }));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const address = server.address();
+  await new Promise((r) => server.close(r));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+let hub: LocalHub;
+beforeAll(async () => {
+  const log: string[] = [];
+  const started = await startLocalHub({
+    port: await freePort(),
+    persistTo: await mkdtemp(join(tmpdir(), "edgegym-readme-d1-")),
+    log: (l) => log.push(l),
+  });
+  if (!started.ok) throw new Error(`${started.error}\n${log.join("\n")}`);
+  hub = started.value;
+}, 240_000);
+
+afterAll(async () => {
+  await hub?.stop();
+});
+
+describe("README how-to commands", () => {
+  it("every `npx edgegym` command and flag in the README exists in the CLI", async () => {
+    const lines = (await howToBlocks())
+      .flatMap((b) => b.body.replaceAll("\\\n", " ").split("\n"))
+      .filter((l) => l.trim().startsWith("npx edgegym "));
+    expect(lines.length).toBeGreaterThan(8);
+    const help = new Map<string, string>();
+    for (const line of lines) {
+      const words = line.trim().split(/\s+/).slice(2);
+      // Subcommands are the leading words before the first flag or argument (`envs show`, `tokens create`).
+      const command = words[0] === "envs" || words[0] === "tokens" ? words.slice(0, 2) : words.slice(0, 1);
+      const key = command.join(" ");
+      if (!help.has(key))
+        help.set(key, (await run(process.execPath, [CLI, ...command, "--help"], { cwd: ROOT })).stdout);
+      for (const flag of line.match(/ --[a-z-]+/g) ?? [])
+        expect(help.get(key), `${key}: ${flag}`).toContain(`${flag.trim()} `);
+    }
+  }, 120_000);
+
+  it("the runnable blocks run against a real local hub", async () => {
+    const blocks = (await howToBlocks()).filter((b) => b.runnable);
+    expect(blocks.length).toBe(3);
+    const config = await mkdtemp(join(tmpdir(), "edgegym-readme-config-"));
+    // `npx edgegym` is the package's own bin: run it directly rather than through npm's resolver.
+    const script = [
+      "set -euo pipefail",
+      `npx() { if [ "$1" = edgegym ]; then shift; node ${CLI} "$@"; else command npx "$@"; fi; }`,
+      ...blocks.map((b) => b.body),
+    ].join("\n");
+    const out = await run("bash", ["-c", script], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        HUB: hub.url,
+        TOKEN: hub.token,
+        ENV_PORT: String(await freePort()),
+        XDG_CONFIG_HOME: config,
+        EDGEGYM_CONFIG_DIR: join(config, "edgegym"),
+      },
+      timeout: 120_000,
+    });
+    expect(out.stdout).toContain(`logged in to ${hub.url}`);
+    expect(out.stdout).toMatch(/published edgegym\/my-calculator@0\.1\.0/);
+    // The curl evaluation: one task, one verified receipt for a wrong answer → success 0 of n = 1.
+    expect(out.stdout).toMatch(/"verified": 1/);
+    expect(out.stdout).toMatch(/"successRate": 0/);
+    expect(out.stdout).toContain('"ok":true');
+  }, 180_000);
+});
