@@ -1,7 +1,8 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
 
-const onWorkerd =
+/** workerd identifies itself this way; it needs the wasm as an imported module and has no threads. */
+export const onWorkerd =
   (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers";
 
 const PAGE_BYTES = 64 * 1024;

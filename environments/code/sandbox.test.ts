@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runJavaScript } from "./run-queue.js";
+import { runInline, runJavaScript } from "./run-queue.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.js";
 
 const run = (code: string, limits: Partial<SandboxLimits> = {}, maxWaitMs = 5000) =>
@@ -121,11 +121,30 @@ describe("QuickJS sandbox", () => {
     expect(one.ok && one.value.stdout.length).toBe(4098);
   });
 
-  it("refuses calls that waited too long for their turn as busy", async () => {
-    const slow = run("while (true) {}", { timeoutMs: 300 });
+  it("refuses calls that waited too long for their turn as busy, on threads and inline", async () => {
+    // More slow runs than Node's pool has threads (at most 4), so the last call has to wait.
+    const slow = Array.from({ length: 5 }, () => run("while (true) {}", { timeoutMs: 300 }));
     const queued = run("1", {}, 100);
-    expect((await slow).ok).toBe(false);
+    for (const r of await Promise.all(slow)) expect(r.ok).toBe(false);
     expect(await queued).toMatchObject({ ok: false, error: { kind: "busy" } });
     expect(await run("1")).toMatchObject({ ok: true });
+
+    const limits = { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 300 };
+    // Load this thread's QuickJS first, so the two calls below contend only for running.
+    expect(await runInline("1", limits, { maxWaitMs: 5000 })).toMatchObject({ ok: true });
+    const inlineSlow = runInline("while (true) {}", limits, { maxWaitMs: 5000 });
+    const inlineQueued = runInline("1", limits, { maxWaitMs: 100 });
+    expect((await inlineSlow).ok).toBe(false);
+    expect(await inlineQueued).toMatchObject({ ok: false, error: { kind: "busy" } });
+  });
+
+  it("on Node, kills a thread whose run overstays: a loop around one costly built-in", async () => {
+    // QuickJS checks its deadline every ~10,000 iterations; at ~3 ms per 1 MB repeat that is ~30 s.
+    // The watchdog ends it at 200 ms + 500 ms grace instead.
+    const started = Date.now();
+    const e = await failure("for (;;) 'x'.repeat(1e6).length", { timeoutMs: 200 });
+    expect(e.kind).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await run("6 * 7")).toMatchObject({ ok: true, value: { value: "42" } });
   });
 });
