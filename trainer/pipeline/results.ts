@@ -106,7 +106,7 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
 
 Wall time of each stage in seconds, as the run recorded it, and the backend that ran.
 
-${timingsTable(runs.map((r) => ({ ...r, dir: relative(root, r.dir) || r.dir })))}
+${timingsTable(runs.map((r) => ({ ...r, dir: r.dir.startsWith(root) ? relative(root, r.dir) : r.dir })))}
 `;
 await writeFile(values.out, doc);
 process.stderr.write(`results: wrote ${values.out} (${runs.length} runs)\n`);
