@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { hubTokens } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
+import { HOT_PATH_TTL_MS, TtlCache } from "../cache.js";
 import { hubDb } from "../db.js";
 import type { AppEnv, Principal, Scope } from "../env.js";
 import { hashesEqual, hashToken, TOKEN_PREFIX } from "./tokens.js";
@@ -39,6 +40,8 @@ async function principalOf(c: Context<AppEnv>, now: number): Promise<Principal> 
   const admin = c.env.HUB_ADMIN_TOKEN;
   if (admin && hashesEqual(hash, await adminHash(admin))) return { kind: "bootstrap" };
   if (!secret.startsWith(TOKEN_PREFIX)) throw new EdgegymError("unauthorized", "unknown token");
+  const cached = tokens.get(hash, now);
+  if (cached && (cached.expiresAt === null || cached.expiresAt > now)) return cached.principal;
   const db = hubDb(c.env);
   const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.hash, hash) });
   if (!row) throw new EdgegymError("unauthorized", "unknown token");
@@ -52,7 +55,22 @@ async function principalOf(c: Context<AppEnv>, now: number): Promise<Principal> 
       .set({ lastUsedAt: new Date(now) })
       .where(eq(hubTokens.id, row.id));
   }
-  return { kind: "token", tokenId: row.id, team: row.team, scopes: row.scopes as Scope[] };
+  const principal: Principal = {
+    kind: "token",
+    tokenId: row.id,
+    team: row.team,
+    scopes: row.scopes as Scope[],
+  };
+  tokens.set(hash, { principal, expiresAt: row.expiresAt?.getTime() ?? null }, now);
+  return principal;
+}
+
+/** Valid tokens by hash, so most requests skip the token query (see `TtlCache`). */
+const tokens = new TtlCache<{ principal: Principal; expiresAt: number | null }>(HOT_PATH_TTL_MS);
+
+/** Drops cached tokens: called when one is revoked, so this isolate refuses it at once. */
+export function forgetTokens(): void {
+  tokens.clear();
 }
 
 /** `admin` implies every other scope. */

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
+import { HOT_PATH_TTL_MS, TtlCache } from "../cache.js";
 import type { HubDb } from "../db.js";
 import { type Upstream, upstreamOf } from "./upstream.js";
 import { latestOf } from "./versions.js";
@@ -8,7 +9,7 @@ import { latestOf } from "./versions.js";
 /**
  * What the gateway needs per call, in one query: whether `team` may read `owner/name` (owner, share
  * or public) and the version `ref` names (`latest` or exact), without the stored manifest. The same 404
- * covers unknown and invisible envs.
+ * covers unknown and invisible envs. Successes are reused for `HOT_PATH_TTL_MS`.
  */
 export async function gatewayTarget(
   db: HubDb,
@@ -16,7 +17,33 @@ export async function gatewayTarget(
   owner: string,
   name: string,
   ref: string,
-): Promise<{ version: string; upstream: Upstream }> {
+  now: number,
+): Promise<Target> {
+  const key = `${team ?? ""}|${owner}/${name}@${ref}`;
+  const cached = targets.get(key, now);
+  if (cached) return cached;
+  const target = await lookup(db, team, owner, name, ref);
+  targets.set(key, target, now);
+  return target;
+}
+
+type Target = { version: string; upstream: Upstream };
+
+/** Resolved gateway targets per (team, env, ref); only successes are kept. */
+const targets = new TtlCache<Target>(HOT_PATH_TTL_MS);
+
+/** Drops cached targets: called on publish, yank and share changes, so this isolate sees them at once. */
+export function forgetGatewayTargets(): void {
+  targets.clear();
+}
+
+async function lookup(
+  db: HubDb,
+  team: string | null,
+  owner: string,
+  name: string,
+  ref: string,
+): Promise<Target> {
   const role =
     team === null
       ? sql<string | null>`null`

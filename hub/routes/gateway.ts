@@ -30,7 +30,7 @@ export function isGatewayPath(path: string): boolean {
  * version's endpoint (built-ins in-process). The env's responses, problems included, pass through
  * unchanged; the hub adds `x-request-id`.
  */
-export function registerGatewayRoutes(app: HubApp, { fetch }: RouteDeps): void {
+export function registerGatewayRoutes(app: HubApp, { fetch, now }: RouteDeps): void {
   app.openAPIRegistry.registerPath({
     method: "post",
     path: "/v1/envs/{owner}/{ref}/v1/{op}",
@@ -61,7 +61,7 @@ export function registerGatewayRoutes(app: HubApp, { fetch }: RouteDeps): void {
     // The limiter and the lookup overlap: one round trip fewer on the hot path of every step.
     const [, target] = await Promise.all([
       checkRateLimit(c),
-      gatewayTarget(hubDb(c.env), team, owner, ref.name, ref.version),
+      gatewayTarget(hubDb(c.env), team, owner, ref.name, ref.version, now()),
     ]);
     const requestId = c.get("requestId");
     const init: RequestInit = {

@@ -6,6 +6,7 @@ import type { HubApp, RouteDeps } from "../app.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { readableEnv } from "../registry/access.js";
+import { forgetGatewayTargets } from "../registry/target.js";
 import { body, CreateShare, EnvParams, json, problems, Share, Slug } from "../schemas.js";
 
 const share = createRoute({
@@ -50,6 +51,7 @@ export function registerShareRoutes(app: HubApp, { now }: RouteDeps): void {
       .insert(hubShares)
       .values({ envId: env.id, team, role, createdAt })
       .onConflictDoUpdate({ target: [hubShares.envId, hubShares.team], set: { role } });
+    forgetGatewayTargets();
     return c.json({ team, role, createdAt: createdAt.toISOString() }, 201);
   });
 
@@ -61,6 +63,7 @@ export function registerShareRoutes(app: HubApp, { now }: RouteDeps): void {
       .where(and(eq(hubShares.envId, env.id), eq(hubShares.team, team)))
       .returning();
     if (gone.length === 0) throw new EdgegymError("not_found", `${owner}/${name} is not shared with ${team}`);
+    forgetGatewayTargets();
     return c.body(null, 204);
   });
 }

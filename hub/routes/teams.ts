@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { hubTeams, hubTokens } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { HubApp, RouteDeps } from "../app.js";
-import { hasScope } from "../auth/middleware.js";
+import { forgetTokens, hasScope } from "../auth/middleware.js";
 import { hashToken, newId, newTokenSecret } from "../auth/tokens.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import type { Principal } from "../env.js";
@@ -107,6 +107,7 @@ export function registerTeamRoutes(app: HubApp, { now }: RouteDeps): void {
         .set({ revokedAt: new Date(now()) })
         .where(eq(hubTokens.id, id));
     }
+    forgetTokens();
     return c.body(null, 204);
   });
 }

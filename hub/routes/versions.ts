@@ -9,6 +9,7 @@ import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
 import { resolveVersion, versionInfo } from "../registry/resolve.js";
+import { forgetGatewayTargets } from "../registry/target.js";
 import { fetchManifest, type Upstream } from "../registry/upstream.js";
 import { isPrerelease } from "../registry/versions.js";
 import { body, EnvParams, json, Publish, problems, VersionInfo, VersionParams } from "../schemas.js";
@@ -80,6 +81,7 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
       throw e;
     }
     await db.update(hubEnvs).set({ updatedAt: t }).where(eq(hubEnvs.id, env.id));
+    forgetGatewayTargets();
     return c.json(versionInfo(row), 201);
   });
 
@@ -96,6 +98,7 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
         .set({ yankedAt })
         .where(and(eq(hubVersions.envId, env.id), eq(hubVersions.version, version)));
     }
+    forgetGatewayTargets();
     return c.json(versionInfo({ ...row, yankedAt }), 200);
   });
 

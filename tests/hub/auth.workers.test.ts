@@ -70,6 +70,8 @@ describe("teams and tokens", () => {
     const a = await newTeam(hub, ["admin"]);
     const b = await newTeam(hub, ["admin"]);
     const victim = await newToken(hub, a.team, ["read"]);
+    // Used once first, so the hub has it cached: revocation must still take effect at once.
+    expect((await hub.call("GET", "/v1/envs", { token: victim.token })).status).toBe(200);
     expect((await hub.call("DELETE", `/v1/tokens/${victim.tokenId}`, { token: b.token })).status).toBe(404);
     expect((await hub.call("DELETE", `/v1/tokens/${victim.tokenId}`, { token: a.token })).status).toBe(204);
     const used = await hub.call("GET", "/v1/envs", { token: victim.token });
