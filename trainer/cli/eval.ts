@@ -3,7 +3,7 @@ import { resolveConfig } from "../train/config.js";
 import { EvalConfig, formatEvalTable } from "../train/eval-config.js";
 import { cliIO, collect, fail, overridesFrom } from "./run-io.js";
 
-const NAMED = ["env", "policy", "model", "split", "n", "backend", "seed", "temperature"] as const;
+const NAMED = ["env", "policy", "model", "split", "n", "backend", "seed", "temperature", "upload"] as const;
 
 /** `edgegym eval`: a checkpoint or a remote OpenAI-compatible model on a split; prints a table. */
 export function registerEval(program: Command): void {
@@ -18,6 +18,7 @@ export function registerEval(program: Command): void {
     .option("--temperature <t>", "0 is greedy")
     .option("--backend <name>", "tensorflow-gpu | tensorflow | wasm | cpu")
     .option("--seed <n>", "seed")
+    .option("--upload", "run as a hub evaluation: hub-issued sessions, receipts uploaded (hub:// envs)")
     .option("--set <key=value>", "override any config field (repeatable)", collect, [])
     .action(async (opts: Record<string, unknown> & { set: string[] }) => {
       const config = resolveConfig(EvalConfig, {}, [...overridesFrom(opts, NAMED), ...opts.set]);

@@ -7,6 +7,7 @@ import type { Generator, RolloutOptions, RolloutStats, StepRecord, Trajectory } 
 /** A live episode: its session token, the conversation so far and the ids the model conditions on. */
 type Live = {
   episode: number;
+  episodeId?: string;
   group: number;
   task: TaskRef;
   session: string;
@@ -16,7 +17,13 @@ type Live = {
 };
 
 /** A task's start: one reset whose session token all n rollouts of the group step independently. */
-type GroupStart = { group: number; task: TaskRef; session: string; messages: ChatMessage[] };
+type GroupStart = {
+  group: number;
+  task: TaskRef;
+  session: string;
+  episodeId: string;
+  messages: ChatMessage[];
+};
 
 /**
  * Agent-R1-style step-level rollouts with continuous batching. Each round generates for every live
@@ -55,6 +62,7 @@ export async function runRollouts(
     const ret = e.steps.reduce((acc, s) => acc + s.reward, 0);
     done.push({
       episode: e.episode,
+      ...(e.episodeId ? { episodeId: e.episodeId } : {}),
       group: e.group,
       task: e.task,
       steps: e.steps,
@@ -72,13 +80,18 @@ export async function runRollouts(
   const startGroup = (group: number, index: number) => {
     let start = starts.get(group);
     if (start === undefined) {
-      start = client
-        .reset({ split: opts.split, index })
-        .then((r) =>
-          r.ok
-            ? { group, task: r.value.task, session: r.value.session, messages: r.value.observation.messages }
-            : r.error,
-        );
+      const begin = opts.start ?? ((task: TaskRef) => client.reset(task));
+      start = begin({ split: opts.split, index }).then((r) =>
+        r.ok
+          ? {
+              group,
+              task: r.value.task,
+              session: r.value.session,
+              episodeId: r.value.episodeId,
+              messages: r.value.observation.messages,
+            }
+          : r.error,
+      );
       starts.set(group, start);
     }
     return start;
@@ -161,6 +174,7 @@ export async function runRollouts(
         truncated: res.truncated,
         info: res.info,
         observation: res.done ? [] : res.observation.messages,
+        ...(res.receipt ? { receipt: res.receipt } : {}),
       };
       e.steps.push(record);
       if (res.done) {

@@ -1,4 +1,5 @@
-import type { ChatMessage, StepInfo, TaskRef } from "../../shared/protocol.js";
+import type { ChatMessage, SessionResponse, StepInfo, TaskRef } from "../../shared/protocol.js";
+import type { Result } from "../../shared/result.js";
 import type { InfraFailure } from "../client/env-client.js";
 import type { SampleOptions, SampleResult } from "../policy/types.js";
 
@@ -29,10 +30,14 @@ export type StepRecord = {
   info: StepInfo;
   /** The observation that followed (empty on the last step). */
   observation: ChatMessage[];
+  /** The env's signed receipt, on the step that ended the episode. */
+  receipt?: string;
 };
 
 export type Trajectory = {
   episode: number;
+  /** The env's episode id (from the session), when the episode started. */
+  episodeId?: string;
   group: number;
   task: TaskRef;
   steps: StepRecord[];
@@ -69,7 +74,12 @@ export type RolloutOptions = {
   seed: number;
   /** Render the manifest's tools into the prompt (long; off for the small byte-level policies). */
   renderTools: boolean;
+  /** Starts a task's session; defaults to the env's `/v1/sessions` (a hub evaluation issues its own). */
+  start?: StartSession;
 };
+
+/** Where episodes get their first session token. */
+export type StartSession = (task: TaskRef) => Promise<Result<SessionResponse, InfraFailure>>;
 
 export type RolloutStats = {
   episodes: number;

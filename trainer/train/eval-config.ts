@@ -20,6 +20,8 @@ export const EvalConfig = z.object({
   backend: z.enum(BACKENDS).optional(),
   /** Episodes in flight at once. */
   concurrency: z.number().int().positive().default(32),
+  /** Run as a hub evaluation: the hub issues the sessions and verifies the uploaded receipts (hub:// envs). */
+  upload: z.boolean().default(false),
 });
 export type EvalConfig = z.infer<typeof EvalConfig>;
 
@@ -33,6 +35,8 @@ export type EvalSummary = {
   steps: number;
   toolCalls: number;
   infraFailures: number;
+  /** The hub's verdict when uploaded: its run id, receipts accepted/rejected and its aggregate. */
+  hub?: { run: string; accepted: number; rejected: number; verified: number; successRate: number };
 };
 
 /** The summary as an aligned two-column text table. */
@@ -47,6 +51,14 @@ export function formatEvalTable(s: EvalSummary): string {
     ["mean steps", s.steps.toFixed(2)],
     ["mean tool calls", s.toolCalls.toFixed(2)],
     ["infra failures", String(s.infraFailures)],
+    ...(s.hub
+      ? ([
+          ["hub run", s.hub.run],
+          ["receipts accepted", `${s.hub.accepted} (rejected ${s.hub.rejected})`],
+          ["hub verified", String(s.hub.verified)],
+          ["hub success rate", s.hub.successRate.toFixed(3)],
+        ] as [string, string][])
+      : []),
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join("\n");

@@ -79,6 +79,7 @@ describe("eval with a remote OpenAI-compatible policy", () => {
         temperature: 0,
         seed: 1,
         concurrency: 2,
+        upload: false,
       },
       io,
     );

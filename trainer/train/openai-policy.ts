@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Action, ChatMessage, Manifest } from "../../shared/protocol.js";
 import type { EnvClient } from "../client/env-client.js";
-import type { StepRecord, Trajectory } from "../rollout/types.js";
+import type { StartSession, StepRecord, Trajectory } from "../rollout/types.js";
 
 export type RemoteEvalOptions = {
   split: string;
@@ -12,6 +12,8 @@ export type RemoteEvalOptions = {
   concurrency: number;
   temperature: number;
   maxTokens: number;
+  /** Session source (a hub evaluation's); defaults to the env's `/v1/sessions`. */
+  start?: StartSession;
 };
 
 /** The client for `--policy openai:<baseURL>`; the key comes from OPENAI_API_KEY when set. */
@@ -36,10 +38,11 @@ export async function runRemoteEpisodes(
   const episode = async (i: number): Promise<Trajectory> => {
     const task = { split: opts.split, index: opts.tasks[i] as number };
     const base = { episode: i, group: i, task };
-    const start = await client.reset(task);
+    const start = await (opts.start ?? ((t: typeof task) => client.reset(t)))(task);
     if (!start.ok)
       return { ...base, steps: [], return: 0, success: false, truncated: false, failure: start.error };
     let session = start.value.session;
+    const episodeId = start.value.episodeId;
     let messages: ChatMessage[] = [...start.value.observation.messages];
     const steps: StepRecord[] = [];
     for (let k = 0; k < opts.maxSteps; k++) {
@@ -89,11 +92,12 @@ export async function runRemoteEpisodes(
         truncated: r.truncated,
         info: r.info,
         observation: r.done ? [] : r.observation.messages,
+        ...(r.receipt ? { receipt: r.receipt } : {}),
       });
       const ret = steps.reduce((a, s) => a + s.reward, 0);
       if (r.done) {
         const success = !r.truncated && (r.info.reward_components.outcome ?? r.reward) > 0;
-        return { ...base, steps, return: ret, success, truncated: r.truncated };
+        return { ...base, episodeId, steps, return: ret, success, truncated: r.truncated };
       }
       const assistant: ChatMessage = {
         role: "assistant",

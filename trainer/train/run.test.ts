@@ -79,6 +79,7 @@ describe("an RL run", () => {
         seed: 1,
         backend: "cpu",
         concurrency: 2,
+        upload: false,
       },
       io,
     );

@@ -54,8 +54,9 @@ export async function loadPolicy(
 export async function connectEnv(
   spec: string,
   concurrency: number,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<Result<{ client: EnvClient; manifest: Manifest }>> {
-  const transport = await resolveEnv(spec, { connections: concurrency });
+  const transport = await resolveEnv(spec, { connections: concurrency, env });
   if (!transport.ok) return err(transport.error);
   const client = new EnvClient(transport.value, { concurrency });
   const manifest = await client.manifest();

@@ -1,0 +1,150 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEnvironmentsHost } from "../../environments/host.js";
+import { generateSecrets } from "../../environments/kit/secrets.js";
+import { err } from "../../shared/result.js";
+import { formatEvalTable } from "./eval-config.js";
+import { runEval } from "./evaluate.js";
+
+const listening = (server: ReturnType<typeof serve>) =>
+  new Promise<string>((resolve) => {
+    const done = () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    if (server.listening) done();
+    else server.once("listening", done);
+  });
+
+/**
+ * A stand-in hub: creates the run, issues sessions from the env, forwards gateway calls, and records
+ * the uploaded receipts. The real hub's verification is tested with the hub.
+ */
+async function fakeHub() {
+  const envs = createEnvironmentsHost();
+  const bindings = await generateSecrets();
+  const seen = {
+    auth: [] as (string | undefined)[],
+    issued: [] as number[],
+    receipts: [] as string[],
+    gatewaySessions: 0,
+  };
+  const app = new Hono();
+  const forward = (path: string, init: RequestInit) =>
+    envs.fetch(new Request(`http://env/envs/calculator${path}`, init), bindings);
+  app.use(async (c, next) => {
+    seen.auth.push(c.req.header("authorization"));
+    await next();
+  });
+  app.post("/v1/evals", async (c) => {
+    const body = (await c.req.json()) as { env: string; tasks: { indices: number[] } };
+    expect(body.env).toBe("acme/calculator@1.0.0");
+    return c.json({ id: "run_1", tasks: body.tasks.indices }, 201);
+  });
+  app.post("/v1/evals/run_1/sessions", async (c) => {
+    const { index } = (await c.req.json()) as { index: number };
+    seen.issued.push(index);
+    return forward("/v1/sessions", { method: "POST", body: JSON.stringify({ split: "test", index }) });
+  });
+  app.post("/v1/evals/run_1/episodes", async (c) => {
+    const { episodes } = (await c.req.json()) as { episodes: { episodeId: string; receipt: string }[] };
+    seen.receipts.push(...episodes.map((e) => e.receipt));
+    return c.json({ results: episodes.map((e) => ({ episodeId: e.episodeId, ok: true })) });
+  });
+  app.post("/v1/evals/run_1/finish", (c) =>
+    c.json({
+      id: "run_1",
+      aggregate: { n: 3, verified: seen.receipts.length, successRate: 0, meanReturn: 0 },
+    }),
+  );
+  app.all("/v1/envs/acme/*", async (c) => {
+    const op = new URL(c.req.url).pathname.split("/calculator@1.0.0/v1/")[1];
+    if (op === "sessions") seen.gatewaySessions++;
+    const init: RequestInit = { method: c.req.method };
+    if (c.req.method === "POST") init.body = await c.req.text();
+    return forward(`/v1/${op}`, init);
+  });
+  return { seen, server: serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) };
+}
+
+/** A remote policy that calls the calculator once, then answers with the tool's result. */
+function fakeModel() {
+  const app = new Hono();
+  app.post("/v1/chat/completions", async (c) => {
+    const body = (await c.req.json()) as { model: string; messages: { role: string; content?: string }[] };
+    const last = body.messages.at(-1);
+    const message =
+      last?.role === "tool"
+        ? { role: "assistant", content: `#### ${last.content}` }
+        : {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "c1",
+                type: "function",
+                function: { name: "calculator", arguments: '{"expression":"1+1"}' },
+              },
+            ],
+          };
+    return c.json({
+      id: "x",
+      object: "chat.completion",
+      created: 0,
+      model: body.model,
+      choices: [{ index: 0, message, finish_reason: "stop" }],
+    });
+  });
+  return serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+}
+
+describe("eval --upload (hub evaluation)", () => {
+  let hub: Awaited<ReturnType<typeof fakeHub>>;
+  let model: ReturnType<typeof serve>;
+  let hubUrl = "";
+  let modelUrl = "";
+  beforeAll(async () => {
+    hub = await fakeHub();
+    model = fakeModel();
+    hubUrl = await listening(hub.server);
+    modelUrl = await listening(model);
+  });
+  afterAll(() => {
+    hub.server.close();
+    model.close();
+  });
+
+  const io = {
+    log: () => {},
+    saveCheckpoint: async () => err("unused"),
+    loadCheckpoint: async () => err("unused"),
+  };
+  const config = {
+    env: "hub://acme/calculator@1.0.0",
+    model: "tiny",
+    split: "test",
+    n: 3,
+    maxSteps: 4,
+    maxNewTokens: 32,
+    temperature: 0,
+    seed: 1,
+    concurrency: 2,
+    upload: true,
+  };
+
+  it("takes every session from the hub run and uploads one receipt per episode", async () => {
+    const env = { EDGEGYM_HUB_URL: hubUrl, EDGEGYM_TOKEN: "tok", XDG_CONFIG_HOME: "/nonexistent" };
+    const result = await runEval({ ...config, policy: `openai:${modelUrl}/v1` }, io, env);
+    if (!result.ok) throw new Error(result.error);
+    expect(hub.seen.issued.sort()).toEqual([0, 1, 2]);
+    expect(hub.seen.gatewaySessions).toBe(0);
+    expect(hub.seen.receipts).toHaveLength(3);
+    expect(hub.seen.auth.every((a) => a === "Bearer tok")).toBe(true);
+    expect(result.value.hub).toEqual({ run: "run_1", accepted: 3, rejected: 0, verified: 3, successRate: 0 });
+    expect(formatEvalTable(result.value)).toContain("hub run            run_1");
+  });
+
+  it("refuses --upload for an env that is not on the hub", async () => {
+    const result = await runEval({ ...config, env: "local:calculator", policy: `openai:${modelUrl}/v1` }, io);
+    expect(result).toMatchObject({ ok: false, error: expect.stringContaining("hub://") });
+  });
+});

@@ -1,0 +1,120 @@
+import { request } from "undici";
+import { z } from "zod";
+import { Problem } from "../../shared/errors.js";
+import { SessionResponse } from "../../shared/protocol.js";
+import { err, ok, type Result } from "../../shared/result.js";
+import type { InfraFailure } from "../client/env-client.js";
+import type { StartSession, Trajectory } from "../rollout/types.js";
+
+const RunCreated = z.object({ id: z.string(), tasks: z.array(z.number()) }).loose();
+const Aggregate = z
+  .object({ n: z.number(), verified: z.number(), successRate: z.number(), meanReturn: z.number() })
+  .loose();
+const RunFinished = z.object({ id: z.string(), aggregate: Aggregate.nullable() }).loose();
+const Uploaded = z.object({
+  results: z.array(
+    z.union([
+      z.object({ episodeId: z.string(), ok: z.literal(true) }),
+      z.object({ episodeId: z.string(), ok: z.literal(false), error: Problem }),
+    ]),
+  ),
+});
+export type HubAggregate = z.infer<typeof Aggregate>;
+
+/** Most receipts per upload request (the hub's limit). */
+const UPLOAD_BATCH = 256;
+
+/**
+ * A hub evaluation run (`edgegym eval --upload`): the hub fixes the task set, issues each task's
+ * session, verifies the uploaded receipts and aggregates; the client never reports its own score.
+ */
+export class HubEvalRun {
+  private constructor(
+    private readonly hub: string,
+    private readonly token: string | undefined,
+    readonly id: string,
+  ) {}
+
+  /** POST /v1/evals for `env` (`owner/name@version`) over the given task indices. */
+  static async create(
+    hub: string,
+    token: string | undefined,
+    body: { env: string; split: string; indices: number[]; model: string },
+  ): Promise<Result<HubEvalRun>> {
+    const created = await call(hub, token, "/v1/evals", RunCreated, {
+      env: body.env,
+      split: body.split,
+      tasks: { indices: body.indices },
+      model: { name: body.model },
+    });
+    return created.ok ? ok(new HubEvalRun(hub, token, created.value.id)) : err(created.error);
+  }
+
+  /** Sessions come from the hub so that the receipts can be tied to this run. */
+  readonly start: StartSession = async (task) => {
+    const r = await call(this.hub, this.token, `/v1/evals/${this.id}/sessions`, SessionResponse, {
+      index: task.index,
+    });
+    if (r.ok) return r;
+    const failure: InfraFailure = { kind: "rejected", detail: r.error, attempts: 1 };
+    return err(failure);
+  };
+
+  /** Uploads the receipt of every finished episode; returns how many the hub accepted. */
+  async upload(trajectories: readonly Trajectory[]): Promise<Result<{ accepted: number; rejected: number }>> {
+    const episodes = trajectories.flatMap((t) => {
+      const receipt = t.steps.at(-1)?.receipt;
+      return receipt && t.episodeId ? [{ episodeId: t.episodeId, receipt }] : [];
+    });
+    let accepted = 0;
+    let rejected = 0;
+    for (let from = 0; from < episodes.length; from += UPLOAD_BATCH) {
+      const r = await call(this.hub, this.token, `/v1/evals/${this.id}/episodes`, Uploaded, {
+        episodes: episodes.slice(from, from + UPLOAD_BATCH),
+      });
+      if (!r.ok) return r;
+      for (const item of r.value.results) item.ok ? accepted++ : rejected++;
+    }
+    return ok({ accepted, rejected });
+  }
+
+  /** Closes the run; the hub's aggregate counts tasks without a verified episode as failures. */
+  async finish(): Promise<Result<HubAggregate | null>> {
+    const r = await call(this.hub, this.token, `/v1/evals/${this.id}/finish`, RunFinished, {});
+    return r.ok ? ok(r.value.aggregate) : r;
+  }
+}
+
+async function call<T>(
+  hub: string,
+  token: string | undefined,
+  path: string,
+  schema: z.ZodType<T>,
+  body: unknown,
+): Promise<Result<T>> {
+  try {
+    const res = await request(`${hub}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (res.statusCode >= 300) {
+      const problem = Problem.safeParse(json);
+      const why = problem.success
+        ? `${problem.data.code}: ${problem.data.detail ?? problem.data.title}`
+        : `HTTP ${res.statusCode}`;
+      return err(`${path}: ${why}`);
+    }
+    const parsed = schema.safeParse(json);
+    return parsed.success ? ok(parsed.data) : err(`${path}: unexpected response`);
+  } catch (e) {
+    return err(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
