@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import type { JobState } from "./plan.js";
 
-/** A hub aggregate as `rate ± stderr`. */
-const pm = (rate: number, se: number) => `${rate.toFixed(3)} ± ${se.toFixed(3)}`;
+/** A hub aggregate's mean reward ± its standard error (the hub's stderr is that of the mean return). */
+const pm = (mean: number, se: number) => `${mean.toFixed(3)} ± ${se.toFixed(3)}`;
 
 /**
- * The main job's closing table: each policy's hub evaluation (success rate ± standard error, mean
- * reward, n and verified receipts, the hub run), then where the run's files are.
+ * The main job's closing table: each policy's hub evaluation (success rate, mean reward ± standard
+ * error, n and verified receipts, the hub run), then where the run's files are.
  */
 export function beforeAfter(
   state: JobState,
@@ -16,14 +16,14 @@ export function beforeAfter(
   split: string,
 ): string {
   const rows = [
-    ["policy", "success ± se", "mean reward", "n", "verified", "hub eval run"],
+    ["policy", "success", "mean reward ± se", "n", "verified", "hub eval run"],
     ...[state.evalSft, state.evalRl].flatMap((e) =>
       e
         ? [
             [
               e.model,
-              pm(e.aggregate.successRate, e.aggregate.stderr),
-              e.aggregate.meanReturn.toFixed(3),
+              e.aggregate.successRate.toFixed(3),
+              pm(e.aggregate.meanReturn, e.aggregate.stderr),
               String(e.aggregate.n),
               String(e.aggregate.verified),
               e.runId,

@@ -121,7 +121,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         if (!ran.ok) return err(`eval ${label}: ${ran.error}`);
         const a = ran.value.aggregate;
         io.log(
-          `eval ${label}: success ${a.successRate.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
+          `eval ${label}: success ${a.successRate.toFixed(3)}, reward ${a.meanReturn.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
         );
         const result: EvalDone = {
           runId: ran.value.runId,

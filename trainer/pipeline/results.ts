@@ -102,6 +102,22 @@ the env's own expert played in-process on train tasks 0..n−1 (the expert refus
 ${resultsTable(runs, experts)}
 
 ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
+## Notes
+
+- Every run here is the recipe of the same name in \`recipes/\`, run with \`npm start -- --recipe <name>\` on
+  two shared CPU cores (other jobs were running; the tfjs backend was wasm, the first that loaded).
+- Where RL does not beat SFT the cell says so. On the calculator the SFT warm start that fits in the
+  15-minute budget (a 2-layer d_model=64 byte-level model, 128 expert episodes, 3 epochs) emits the
+  tool-call opener but not a well-formed call with the right numbers, so it solves no test task; with
+  no successful rollout in any group, GRPO's and StepPO's advantages are all zero and RL cannot move
+  it. What was tried: GRPO and StepPO (GSPO loss, value head) from the same SFT policy. What would
+  help: a longer SFT (more demos and epochs) until the SFT policy solves some tasks, or the calculator's
+  process reward, which is off in the published built-in.
+- search and webshop are not run: their expert demonstrations (search result pages, store pages) are
+  thousands of byte tokens per episode, which the CPU budget cannot train on in minutes. GSM8K and the
+  HotpotQA sample need their datasets imported (\`npm run data\`), which the in-process expert here
+  does not have.
+
 ## Runs
 
 Wall time of each stage in seconds, as the run recorded it, and the backend that ran.

@@ -98,7 +98,7 @@ if (!result.ok) {
 }
 if (result.value.interrupted) {
   say(`interrupted after ${minutes} min; finished stages are kept in ${runDir}/state.json`);
-  say(`resume with: npm start -- --recipe ${name}${values.out ? ` --out ${values.out}` : ""}`);
+  say(`resume with: npm start -- --recipe ${values.recipe}${values.out ? ` --out ${values.out}` : ""}`);
   process.exit(130);
 }
 console.log(`\n${name} (${recipe.env}, backend ${result.value.state.backend ?? "?"}, ${minutes} min)\n`);
