@@ -8,6 +8,7 @@ import type { StepRecord, Trajectory } from "../rollout/types.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import { rlUpdate } from "./rl-update.js";
+import { frozenCopy } from "./session.js";
 
 beforeAll(async () => {
   await initBackend("cpu");
@@ -121,4 +122,18 @@ describe("rlUpdate", () => {
       expect((m.trainableVariables[0] as tf.Variable).arraySync()).not.toEqual(before);
     });
   }
+
+  it("with a KL reward penalty against a frozen reference and PRIME-normalised process rewards", () => {
+    const m = model(false);
+    const reference = frozenCopy(m, 3);
+    if (!reference.ok) throw new Error(reference.error);
+    const config = TrainConfig.parse({ klCoef: 0.1, klMode: "reward", processRewardNorm: "prime" });
+    const out = rlUpdate(
+      { model: m, optimizer: tf.train.adam(1e-2), config, pad: PAD, reference: reference.value },
+      trajectories,
+    );
+    // The reference equals the policy before the update, so the KL is 0 and the penalty changes nothing.
+    expect(out.metrics["losses/kl"]).toBeCloseTo(0, 6);
+    expect(Number.isFinite(out.metrics["losses/policy"])).toBe(true);
+  });
 });
