@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { Problem } from "../../shared/errors.js";
-import type { Action } from "../../shared/protocol.js";
-import { type SessionRequest, SessionResponse, type StepResult } from "../../shared/protocol.js";
+import { SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { EnvClient, type InfraFailure } from "../client/env-client.js";
+import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
 import type { PolicyModel, Tokenizer } from "../policy/types.js";
 import { runRollouts } from "../rollout/loop.js";
-import type { Trajectory } from "../rollout/types.js";
+import type { StartSession, Trajectory } from "../rollout/types.js";
 
 /** The hub's aggregate of a finished run (hub/evals/schemas.ts `Aggregate`). */
 export const HubAggregate = z.object({
@@ -59,44 +58,6 @@ export async function hubCall<T>(
   return parsed.success ? ok(parsed.data) : err(`${method} ${path}: unexpected reply`);
 }
 
-/**
- * An env client whose sessions are the ones the hub issues for an evaluation run (so every episode
- * belongs to the run's task set), stepping through the gateway as usual and keeping each final
- * step's signed receipt for upload.
- */
-export class HubEvalClient extends EnvClient {
-  readonly receipts = new Map<string, string>();
-
-  constructor(
-    transport: EnvClient["transport"],
-    private readonly hub: Hub,
-    private readonly runId: string,
-    concurrency: number,
-  ) {
-    super(transport, { concurrency });
-  }
-
-  override async reset(req: SessionRequest): Promise<Result<SessionResponse, InfraFailure>> {
-    const start = await hubCall(this.hub, "POST", `/v1/evals/${this.runId}/sessions`, SessionResponse, {
-      index: req.index ?? 0,
-    });
-    return start.ok ? start : err({ kind: "rejected", detail: start.error, attempts: 1 });
-  }
-
-  override async step(session: string, action: Action): Promise<Result<StepResult, InfraFailure>> {
-    const r = await super.step(session, action);
-    if (r.ok && r.value.receipt) this.receipts.set(episodeIdOf(r.value.receipt), r.value.receipt);
-    return r;
-  }
-}
-
-/** The episodeId claim of a receipt (a compact JWS); the hub verifies the signature, not us. */
-export function episodeIdOf(receipt: string): string {
-  const payload = receipt.split(".")[1] ?? "";
-  const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { episodeId?: unknown };
-  return typeof claims.episodeId === "string" ? claims.episodeId : "";
-}
-
 export type HubEvalOptions = {
   /** `owner/name@version`. */
   env: string;
@@ -139,7 +100,14 @@ export async function runHubEval(
     env: { ...process.env, EDGEGYM_HUB_URL: hubRef.url, EDGEGYM_TOKEN: hubRef.token },
   });
   if (!transport.ok) return transport;
-  const client = new HubEvalClient(transport.value, hubRef, run.value.id, 16);
+  const client = new EnvClient(transport.value, { concurrency: 16 });
+  // Sessions come from the hub's run, so every episode belongs to its fixed task set.
+  const start: StartSession = async (task) => {
+    const r = await hubCall(hubRef, "POST", `/v1/evals/${run.value.id}/sessions`, SessionResponse, {
+      index: task.index,
+    });
+    return r.ok ? r : err({ kind: "rejected", detail: r.error, attempts: 1 });
+  };
   let trajectories: Trajectory[];
   try {
     const out = await runRollouts(policy.model, policy.tokenizer, client, {
@@ -153,13 +121,18 @@ export async function runHubEval(
       topP: 1,
       seed: 1,
       renderTools: false,
+      start,
     });
     trajectories = out.trajectories;
   } finally {
     await client.close();
   }
   let rejected = 0;
-  const receipts = [...client.receipts].map(([episodeId, receipt]) => ({ episodeId, receipt }));
+  // Episodes cut by maxSteps end without a receipt: the hub counts their tasks as failures.
+  const receipts = trajectories.flatMap((t) => {
+    const receipt = t.steps.at(-1)?.receipt;
+    return receipt && t.episodeId ? [{ episodeId: t.episodeId, receipt }] : [];
+  });
   for (let from = 0; from < receipts.length; from += 256) {
     const up = await hubCall(hubRef, "POST", `/v1/evals/${run.value.id}/episodes`, EpisodeResults, {
       episodes: receipts.slice(from, from + 256),
