@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { beforeAfter } from "./before-after.js";
 import { type LocalHub, startLocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
+import { loadState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
 
 /** A miniature recipe: a tiny model, a handful of demos and rollouts, 10 eval tasks (the leaderboard's floor). */
@@ -124,4 +125,27 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect(third.ok && third.value.interrupted).toBe(false);
     expect(again).not.toContain("x");
   }, 240_000);
+
+  it("a failing stage is recorded in state.json with its reason, and the run is not marked done", async () => {
+    const missing = parseRecipe({ ...recipe, env: "edgegym/no-such-env@1.0.0" });
+    if (!missing.ok) throw new Error(missing.error);
+    const runDir = await mkdtemp(join(tmpdir(), "edgegym-main-job-"));
+    const failed = await runMainJob({
+      name: "missing",
+      recipe: missing.value,
+      runDir,
+      hub,
+      fresh: false,
+      log: () => {},
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
+    expect(failed.ok).toBe(false);
+    if (!failed.ok) expect(failed.error).toMatch(/^sft: /);
+    const state = await loadState(runDir, "missing", missing.value, false);
+    if (!state.ok) throw new Error(state.error);
+    expect(state.value.failure?.stage).toBe("sft");
+    expect(state.value.failure?.error).toContain("no-such-env");
+    expect(state.value.sft).toBeUndefined();
+  }, 60_000);
 });

@@ -42,6 +42,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
   const loaded = await loadState(runDir, opts.name, recipe, opts.fresh);
   if (!loaded.ok) return loaded;
   const state = loaded.value;
+  delete state.failure;
   await saveState(runDir, state);
   const env = `hub://${recipe.env}`;
   process.env.EDGEGYM_HUB_URL = opts.hub.url;
@@ -58,6 +59,13 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
     if (signal.aborted) throw new Interrupted("interrupted");
   };
   const sizes = segmentSizes(recipe.rl.iterations, recipe.segment);
+  let current = "setup";
+  // A failed stage is recorded in state.json (and shown by npm run results) before the error returns.
+  const fail = async (error: string): Promise<Result<MainJobResult>> => {
+    state.failure = { stage: current, error };
+    await saveState(runDir, state);
+    return err(`${current}: ${error}`);
+  };
 
   try {
     for (
@@ -66,6 +74,12 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
       stage = nextStage(state, recipe, runDir)
     ) {
       stopIfAsked();
+      current =
+        stage.kind === "rl"
+          ? `rl segment ${stage.segment}`
+          : stage.kind === "eval"
+            ? `eval ${stage.which}`
+            : "sft";
       const t0 = performance.now();
       const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
       if (stage.kind === "sft") {
@@ -74,7 +88,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
           opts.progress("sft", e, total, m);
           stopIfAsked();
         });
-        if (!sft.ok) return err(`sft: ${sft.error}`);
+        if (!sft.ok) return fail(sft.error);
         state.sft = { checkpoint: sft.value.checkpoint, seconds: seconds() };
       } else if (stage.kind === "rl") {
         const done = sizes.slice(0, stage.segment - 1).reduce((a, b) => a + b, 0);
@@ -98,7 +112,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
             stopIfAsked();
           },
         );
-        if (!rl.ok) return err(`rl: ${rl.error}`);
+        if (!rl.ok) return fail(rl.error);
         state.segments.push({ dir: stage.out, iterations: stage.iterations, seconds: seconds() });
         await mergeMetrics(join(runDir, "rl"), state);
         await writeReport(join(runDir, "rl"), rlTitle(opts.name, recipe));
@@ -108,17 +122,17 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
           `stage eval ${label}: ${recipe.eval.split} tasks 0..${recipe.eval.n - 1} as a hub evaluation run`,
         );
         const backend = await startBackend(recipe.rl.backend ?? recipe.sft.backend, io);
-        if (!backend.ok) return backend;
+        if (!backend.ok) return fail(backend.error);
         state.backend = backend.value;
         const policy = await loadPolicy(stage.checkpoint, {}, 1, io);
-        if (!policy.ok) return policy;
+        if (!policy.ok) return fail(policy.error);
         const model = `${opts.name}/${label}`;
         const ran = await runHubEval(opts.hub, policy.value, {
           env: recipe.env,
           ...recipe.eval,
           model: { name: model, recipe: opts.name, checkpoint: stage.checkpoint, backend: backend.value },
         });
-        if (!ran.ok) return err(`eval ${label}: ${ran.error}`);
+        if (!ran.ok) return fail(ran.error);
         const a = ran.value.aggregate;
         io.log(
           `eval ${label}: success ${a.successRate.toFixed(3)}, reward ${a.meanReturn.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
@@ -137,7 +151,9 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
     }
   } catch (e) {
     if (e instanceof Interrupted) return ok({ state, interrupted: true });
-    throw e;
+    // An unexpected crash: the stack goes to the run folder's log, the message to state.json.
+    await appendFile(join(runDir, "job.log"), `${e instanceof Error ? e.stack : String(e)}\n`);
+    return fail(e instanceof Error ? e.message : String(e));
   }
   return ok({ state, interrupted: false });
 }

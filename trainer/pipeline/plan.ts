@@ -28,6 +28,8 @@ export const JobState = z.object({
   segments: z.array(z.object({ dir: z.string(), iterations: z.number(), seconds: z.number() })).default([]),
   evalSft: EvalDone.optional(),
   evalRl: EvalDone.optional(),
+  /** The stage the last attempt failed in and why; cleared when the next attempt starts. */
+  failure: z.object({ stage: z.string(), error: z.string() }).optional(),
 });
 export type JobState = z.infer<typeof JobState>;
 

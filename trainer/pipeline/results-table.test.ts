@@ -54,10 +54,14 @@ describe("the results table", () => {
     expect(fmtCell({ success: 0.1234, reward: 0.2, stderr: 0.05, n: 50, source: "x" })).toBe(
       "0.123 · 0.200 ± 0.050 (n=50)",
     );
-    const t = timingsTable([run("code", "grpo", 0, 0)]).split("\n");
+    const crashed = run("webshop", "grpo", 0, 0);
+    crashed.state.failure = { stage: "rl segment 2", error: "a | b" };
+    const t = timingsTable([run("code", "grpo", 0, 0), crashed]).split("\n");
     // RL seconds: 30 + 40 = 70 over 5 + 5 = 10 iterations.
     expect(t[2]).toBe(
-      "| runs/code-grpo | code-grpo | edgegym/code@1.0.0 | wasm | 61 | 70 (10 it) | 9 | 8 | run_sft | run_rl |",
+      "| runs/code-grpo | code-grpo | edgegym/code@1.0.0 | wasm | 61 | 70 (10 it) | 9 | 8 | run_sft | run_rl |  |",
     );
+    // The failure is shown, with table pipes escaped.
+    expect(t[3]).toMatch(/\| rl segment 2: a \/ b \|$/);
   });
 });

@@ -122,6 +122,7 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
       state.evalRl ? state.evalRl.seconds.toFixed(0) : "-",
       state.evalSft?.runId ?? "-",
       state.evalRl?.runId ?? "-",
+      state.failure ? `${state.failure.stage}: ${state.failure.error.replaceAll("|", "/")}` : "",
     ]);
   }
   return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");

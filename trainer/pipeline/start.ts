@@ -1,4 +1,3 @@
-import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { iterationProgress } from "../cli/progress.js";
@@ -83,10 +82,6 @@ const result = await runMainJob({
   signal: controller.signal,
   log: say,
   progress,
-}).catch((e: unknown) => {
-  // An unexpected crash: the stack goes to the run folder's log, the message to the terminal.
-  appendFileSync(`${runDir}/job.log`, `${e instanceof Error ? e.stack : String(e)}\n`);
-  return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
 });
 for (const b of bars.values()) b.stop();
 await hub.value.stop();
