@@ -61,6 +61,7 @@ describe("the results table", () => {
     expect(t[2]).toBe(
       "| runs/code-grpo | code-grpo | edgegym/code@1.0.0 | wasm | 61 | 70 (10 it) | 9 | 8 | run_sft | run_rl |  |",
     );
+    expect(t[0]?.endsWith("| RL hub run | stopped by |")).toBe(true);
     // The failure is shown, with table pipes escaped.
     expect(t[3]).toMatch(/\| rl segment 2: a \/ b \|$/);
   });

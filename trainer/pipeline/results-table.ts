@@ -104,6 +104,7 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
       "eval RL s",
       "SFT hub run",
       "RL hub run",
+      "stopped by",
     ],
   ];
   rows.push(rows[0]?.map(() => "---") ?? []);

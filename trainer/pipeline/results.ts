@@ -104,19 +104,21 @@ ${resultsTable(runs, experts)}
 ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
 ## Notes
 
-- Every run here is the recipe of the same name in \`recipes/\`, run with \`npm start -- --recipe <name>\` on
-  two shared CPU cores (other jobs were running; the tfjs backend was wasm, the first that loaded).
-- Where RL does not beat SFT the cell says so. On the calculator the SFT warm start that fits in the
-  15-minute budget (a 2-layer d_model=64 byte-level model, 128 expert episodes, 3 epochs) emits the
-  tool-call opener but not a well-formed call with the right numbers, so it solves no test task; with
-  no successful rollout in any group, GRPO's and StepPO's advantages are all zero and RL cannot move
-  it. What was tried: GRPO and StepPO (GSPO loss, value head) from the same SFT policy. What would
-  help: a longer SFT (more demos and epochs) until the SFT policy solves some tasks, or the calculator's
-  process reward, which is off in the published built-in.
+- Every run is \`npm start -- --recipe <name>\` on this machine's two CPU cores, shared with other jobs
+  (the stage timings below vary with that load); the tfjs backend was wasm, the first that loaded. Each
+  run folder's \`state.json\` holds the recipe exactly as it ran.
+- Where RL does not beat SFT the cell says so. On the calculator no SFT policy trained within the budget
+  solves a test task: the default recipe's SFT (128 expert episodes, 3 epochs, batches of 16) emits
+  the tool-call opener but not a well-formed call; a larger SFT (\`calculator-grpo-big\`: 256 episodes,
+  6 epochs, batches of 8, lr 3e-3) makes one well-formed calculator call per episode but with the wrong
+  numbers. With no successful rollout in any group, the GRPO, PPO and StepPO advantages carry no
+  signal and RL cannot move the policy. Tried: GRPO, PPO (token-level GAE) and StepPO (GSPO loss) from
+  the default SFT, GRPO from the larger SFT. Next: more SFT until some tasks are solved, or the
+  calculator's process reward (off in the published built-in).
+- A run that stopped shows the stage and the reason in the last column of the runs table.
 - search and webshop are not run: their expert demonstrations (search result pages, store pages) are
-  thousands of byte tokens per episode, which the CPU budget cannot train on in minutes. GSM8K and the
-  HotpotQA sample need their datasets imported (\`npm run data\`), which the in-process expert here
-  does not have.
+  thousands of byte tokens per episode, too long to train on in minutes on these cores. GSM8K and the
+  HotpotQA sample need their datasets imported (\`npm run data\`); the in-process expert here has none.
 
 ## Runs
 
