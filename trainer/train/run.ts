@@ -44,7 +44,13 @@ export async function runTraining(
   const resolved = { ...config, backend: backend.value, modelConfig: model.config, env: config.env };
   io.log(`config: ${JSON.stringify(resolved)}`);
   const run = await openRunDir(config.out, resolved);
-  const optimizer = policy.value.checkpoint?.optimizer ?? tf.train.adam(config.lr);
+  // Adam moments carry over only when resuming the same RL algorithm: an SFT checkpoint's moments
+  // cover fewer variables (no value head) and its learning rate is SFT's.
+  const resumed = policy.value.checkpoint;
+  const optimizer =
+    resumed?.optimizer && resumed.meta.algorithm === config.algorithm
+      ? resumed.optimizer
+      : tf.train.adam(config.lr);
   const ref = config.klCoef > 0 ? frozenCopy(model, config.seed) : undefined;
   if (ref && !ref.ok) return ref;
   const reference = ref?.value;
