@@ -37,7 +37,7 @@ const show = (m: ChatMessage) => {
 };
 
 /**
- * `npm start`: starts the local stack (the Node host on a free port, real HTTP) and plays episodes
+ * `npm run demo`: starts the local stack (the Node host on a free port, real HTTP) and plays episodes
  * with the expert through the protocol, printing each transcript, the reward and whether the
  * receipt verifies against the manifest's public key.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { generateSecrets } from "../../environments/kit/index.js";
 import { runDemo } from "../../environments/node/demo.js";
 
-describe("npm start (the demo's main function)", () => {
+describe("npm run demo (the demo's main function)", () => {
   it("plays expert episodes over real HTTP, prints transcripts, and every receipt verifies", async () => {
     const lines: string[] = [];
     const played = await runDemo({
