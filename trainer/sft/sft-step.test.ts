@@ -53,6 +53,28 @@ describe.each(["wasm", "cpu"] as const)("SFT step on %s", (backend) => {
   });
 });
 
+describe("SFT step on a model with a value head", () => {
+  it("trains the policy and leaves the head, which the loss never reaches, unchanged", async () => {
+    await use("wasm");
+    const made = createModel({ ...TINY, valueHead: true }, { seed: 5 });
+    if (!made.ok) throw new Error(made.error);
+    const model = made.value;
+    const head = model.trainableVariables.slice(-2);
+    const before = head.map((v) => Array.from(v.dataSync()));
+    const embed = Array.from((model.trainableVariables[0] as tf.Variable).dataSync());
+    const adam = createAdam({ learningRate: 1e-2 });
+    // Both the clipped (scaled) and unclipped gradient paths.
+    const clipped = sftStep(model, adam, BATCH, { maxGradNorm: 1e-3 });
+    const plain = sftStep(model, adam, BATCH);
+    expect(clipped.gradNorm).toBeGreaterThan(1e-3);
+    expect(Number.isFinite(plain.loss)).toBe(true);
+    expect(head.map((v) => Array.from(v.dataSync()))).toEqual(before);
+    expect(Array.from((model.trainableVariables[0] as tf.Variable).dataSync())).not.toEqual(embed);
+    model.dispose();
+    adam.dispose();
+  });
+});
+
 describe("loss mask", () => {
   it("gives zero gradient at observation positions", async () => {
     await use("cpu");

@@ -10,8 +10,8 @@ import {
   primeNormalise,
   valueLoss,
 } from "../algos/index.js";
-import type { PolicyModel } from "../policy/types.js";
-import type { Trajectory } from "../rollout/types.js";
+import type { ModelConfig, PolicyModel } from "../policy/types.js";
+import type { StepRecord, Trajectory } from "../rollout/types.js";
 import { buildBatch, fromFlat, type TrainBatch, toFlat } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 
@@ -22,28 +22,92 @@ export type UpdateContext = {
   reference?: PolicyModel;
   config: TrainConfig;
   pad: number;
+  /** Budget of one forward(/backward) pass in float32 elements (see {@link passCost}); default {@link PASS_ELEMENTS}. */
+  passElements?: number;
 };
 
-/** Rows per forward pass when scoring without gradients. */
-const SCORE_CHUNK = 32;
+/**
+ * Default budget of one pass: 2²⁵ elements (128 MiB per tensor of that size). One pass over a whole
+ * code-env batch (29 rows of 619 tokens) held ~45M-element attention tensors per layer and exhausted
+ * wasm's 4 GiB heap in the backward pass, which tfjs-wasm reports as "remainder by zero".
+ */
+export const PASS_ELEMENTS = 2 ** 25;
+
+/**
+ * Size of a pass over n rows of width w: n·w·(L·H·w + 2·V) elements, the attention scores of every
+ * layer (kept for the backward pass) plus the logits and one-hots over the vocabulary.
+ */
+export function passCost(c: ModelConfig, n: number, w: number): number {
+  return n * w * (c.nLayers * c.nHeads * w + 2 * c.vocabSize);
+}
+
+/** Rows run through the model together, trimmed to `width` columns (their longest sequence). */
+type Pass = { rows: number[]; width: number };
+
+/**
+ * Splits `rows` into passes of at most `budget` elements each (a row over budget alone still gets
+ * a pass). Rows are sorted by length first so each pass is padded only to its own longest row;
+ * right padding beyond a row's length changes nothing under the causal mask.
+ */
+export function planPasses(
+  batch: TrainBatch,
+  rows: readonly number[],
+  c: ModelConfig,
+  budget: number,
+): Pass[] {
+  const length = (r: number) => {
+    const step = batch.rows[r] as StepRecord;
+    // At least P positions, so that StepPO's value at the last prompt token stays in range.
+    return Math.min(
+      batch.width,
+      Math.max(1, step.promptIds.length + Math.max(step.responseIds.length, 1) - 1),
+    );
+  };
+  const sorted = [...rows].sort((a, b) => length(a) - length(b));
+  const passes: Pass[] = [];
+  let current: number[] = [];
+  for (const r of sorted) {
+    if (current.length > 0 && passCost(c, current.length + 1, length(r)) > budget) {
+      passes.push({ rows: current, width: length(current[current.length - 1] as number) });
+      current = [];
+    }
+    current.push(r);
+  }
+  if (current.length > 0)
+    passes.push({ rows: current, width: length(current[current.length - 1] as number) });
+  return passes;
+}
+
+/** The pass's rows of an `[R, T]` matrix, trimmed to the pass width. */
+function rowsOf(m: readonly (readonly number[])[], pass: Pass): number[][] {
+  return pass.rows.map((r) => (m[r] ?? []).slice(0, pass.width));
+}
 
 type Scored = { logprobs: number[][]; values?: number[][]; refLogprobs?: number[][] };
 
 /** Logprobs (and values, reference logprobs) of the batch under the current weights, no gradients. */
 function score(ctx: UpdateContext, batch: TrainBatch, withValues: boolean): Scored {
+  const empty = () => batch.rows.map(() => new Array<number>(batch.width).fill(0));
   const out: Scored = {
-    logprobs: [],
-    ...(withValues ? { values: [] } : {}),
-    ...(ctx.reference ? { refLogprobs: [] } : {}),
+    logprobs: empty(),
+    ...(withValues ? { values: empty() } : {}),
+    ...(ctx.reference ? { refLogprobs: empty() } : {}),
   };
-  for (let from = 0; from < batch.rows.length; from += SCORE_CHUNK) {
+  const place = (into: number[][], pass: Pass, rows: number[][]) => {
+    pass.rows.forEach((r, i) => {
+      into[r] = [...(rows[i] as number[]), ...(into[r] as number[]).slice(pass.width)];
+    });
+  };
+  const all = batch.rows.map((_, r) => r);
+  for (const pass of planPasses(batch, all, ctx.model.config, ctx.passElements ?? PASS_ELEMENTS)) {
     tf.tidy(() => {
-      const ids = tf.tensor2d(batch.ids.slice(from, from + SCORE_CHUNK), undefined, "int32");
-      const targets = tf.tensor2d(batch.targets.slice(from, from + SCORE_CHUNK), undefined, "int32");
+      const ids = tf.tensor2d(rowsOf(batch.ids, pass), undefined, "int32");
+      const targets = tf.tensor2d(rowsOf(batch.targets, pass), undefined, "int32");
       const ev = ctx.model.evaluate(ids, targets, { values: withValues });
-      out.logprobs.push(...ev.logprobs.arraySync());
-      if (withValues && ev.values) out.values?.push(...ev.values.arraySync());
-      if (ctx.reference) out.refLogprobs?.push(...ctx.reference.logprobsOf(ids, targets).arraySync());
+      place(out.logprobs, pass, ev.logprobs.arraySync());
+      if (out.values && ev.values) place(out.values, pass, ev.values.arraySync());
+      if (ctx.reference && out.refLogprobs)
+        place(out.refLogprobs, pass, ctx.reference.logprobsOf(ids, targets).arraySync());
     });
   }
   return out;
@@ -165,6 +229,41 @@ function lpAt(m: number[][], batch: TrainBatch, r: number, j: number): number {
   return m[r]?.[(batch.lastPrompt[r] as number) + j] ?? 0;
 }
 
+/** Counts that the loss terms of a set of rows are averaged over. */
+type Counts = { tokens: number; liveRows: number; valueTokens: number };
+
+function countsOf(rows: readonly number[], mask: number[][], valueMask: number[][]): Counts {
+  const sum = (row: number[] | undefined) => (row ?? []).reduce((a, b) => a + b, 0);
+  const out: Counts = { tokens: 0, liveRows: 0, valueTokens: 0 };
+  for (const r of rows) {
+    const n = sum(mask[r]);
+    out.tokens += n;
+    out.liveRows += n > 0 ? 1 : 0;
+    out.valueTokens += sum(valueMask[r]);
+  }
+  return out;
+}
+
+/** Adds `grads` into `acc` (both by variable name), disposing what it replaces. */
+function accumulate(acc: tf.NamedTensorMap, grads: tf.NamedTensorMap): void {
+  for (const [name, g] of Object.entries(grads)) {
+    const prev = acc[name];
+    if (!prev) {
+      acc[name] = g;
+      continue;
+    }
+    acc[name] = tf.add(prev, g);
+    tf.dispose([prev, g]);
+  }
+}
+
+/**
+ * `ppoEpochs` passes of mini-batch steps. Each mini-batch's gradient is accumulated over passes of
+ * bounded size ({@link planPasses}); each pass's loss terms are weighted by its share of what the
+ * mini-batch averages over (tokens for token-mean, non-empty rows for the seq-mean modes, value
+ * tokens for the value loss), so the sum equals the one-pass loss. Mini-batches with no trained
+ * token take no optimizer step.
+ */
 function optimise(
   ctx: UpdateContext,
   batch: TrainBatch,
@@ -179,64 +278,91 @@ function optimise(
   let steps = 0;
   let trainTokens = 0;
   const rowsPer = cfg.miniBatchRows > 0 ? cfg.miniBatchRows : batch.rows.length;
+  const trains = (n: Counts) => n.tokens > 0 || (critic && n.valueTokens > 0);
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     for (let from = 0; from < batch.rows.length; from += rowsPer) {
-      const pick = <T>(m: T[]) => m.slice(from, from + rowsPer);
+      const rows = batch.rows.slice(from, from + rowsPer).map((_, i) => from + i);
+      const total = countsOf(rows, batch.mask, valueMask);
+      if (!trains(total)) continue;
       const seen: Record<string, number> = {};
-      const { grads, value } = tf.tidy(() => {
-        const ids = tf.tensor2d(pick(batch.ids), undefined, "int32");
-        const tgt = tf.tensor2d(pick(batch.targets), undefined, "int32");
-        const mask = tf.tensor2d(pick(batch.mask));
-        const oldLogprobs = tf.tensor2d(pick(scored.logprobs));
-        const adv = tf.tensor2d(pick(advantages));
-        return tf.variableGrads(() => {
-          const ev = ctx.model.evaluate(ids, tgt, { entropy: cfg.entropyCoef > 0, values: critic });
-          const pl = policyLosses[cfg.policyLoss](
-            { logprobs: ev.logprobs, oldLogprobs, advantages: adv, mask },
-            {
-              clipLow: cfg.clipLow,
-              clipHigh: cfg.clipHigh,
-              dualClip: cfg.dualClip,
-              aggregation: cfg.aggregation,
-            },
-          );
-          seen["losses/policy"] = pl.loss.dataSync()[0] as number;
-          for (const [k, v] of Object.entries(pl.metrics)) seen[k] = v.dataSync()[0] as number;
-          let loss: tf.Scalar = pl.loss;
-          if (cfg.klCoef > 0 && scored.refLogprobs) {
-            const kl = klLoss(ev.logprobs, tf.tensor2d(pick(scored.refLogprobs)), mask, 1, cfg.aggregation);
-            seen["losses/kl"] = kl.dataSync()[0] as number;
-            if (cfg.klMode === "loss") loss = tf.add(loss, tf.mul(kl, cfg.klCoef));
-          }
-          if (ev.entropy) {
-            seen["losses/entropy"] = tf
-              .div(tf.sum(tf.mul(ev.entropy, mask)), tf.sum(mask))
-              .dataSync()[0] as number;
-            loss = tf.add(loss, entropyBonus(ev.entropy, mask, cfg.entropyCoef, cfg.aggregation));
-          }
-          if (critic && ev.values) {
-            const oldValues = tf.tensor2d(pick(scored.values ?? []));
-            const vl = valueLoss(
-              ev.values,
-              oldValues,
-              tf.tensor2d(pick(valueTargets)),
-              tf.tensor2d(pick(valueMask)),
-              cfg.valueClip,
-              "token-mean",
+      const acc: tf.NamedTensorMap = {};
+      for (const pass of planPasses(batch, rows, ctx.model.config, ctx.passElements ?? PASS_ELEMENTS)) {
+        const n = countsOf(pass.rows, batch.mask, valueMask);
+        if (!trains(n)) continue;
+        const share = {
+          tokens: n.tokens / Math.max(1, total.tokens),
+          agg:
+            cfg.aggregation === "token-mean"
+              ? n.tokens / Math.max(1, total.tokens)
+              : n.liveRows / Math.max(1, total.liveRows),
+          value: n.valueTokens / Math.max(1, total.valueTokens),
+        };
+        const note = (name: string, v: tf.Tensor, weight: number) => {
+          seen[name] = (seen[name] ?? 0) + weight * (v.dataSync()[0] as number);
+        };
+        const { grads, value } = tf.tidy(() => {
+          const ids = tf.tensor2d(rowsOf(batch.ids, pass), undefined, "int32");
+          const tgt = tf.tensor2d(rowsOf(batch.targets, pass), undefined, "int32");
+          const mask = tf.tensor2d(rowsOf(batch.mask, pass));
+          const oldLogprobs = tf.tensor2d(rowsOf(scored.logprobs, pass));
+          const adv = tf.tensor2d(rowsOf(advantages, pass));
+          return tf.variableGrads(() => {
+            const ev = ctx.model.evaluate(ids, tgt, { entropy: cfg.entropyCoef > 0, values: critic });
+            const pl = policyLosses[cfg.policyLoss](
+              { logprobs: ev.logprobs, oldLogprobs, advantages: adv, mask },
+              {
+                clipLow: cfg.clipLow,
+                clipHigh: cfg.clipHigh,
+                dualClip: cfg.dualClip,
+                aggregation: cfg.aggregation,
+              },
             );
-            seen["losses/value"] = vl.dataSync()[0] as number;
-            loss = tf.add(loss, tf.mul(vl, cfg.valueCoef));
-          }
-          return loss;
-        }, ctx.model.trainableVariables as tf.Variable[]);
-      });
-      const clipped = clipGradNorm(grads, cfg.maxGradNorm);
+            note("losses/policy", pl.loss, share.agg);
+            for (const [k, v] of Object.entries(pl.metrics)) note(k, v, share.tokens);
+            let loss: tf.Scalar = pl.loss;
+            if (cfg.klCoef > 0 && scored.refLogprobs) {
+              const ref = tf.tensor2d(rowsOf(scored.refLogprobs, pass));
+              const kl = klLoss(ev.logprobs, ref, mask, 1, cfg.aggregation);
+              note("losses/kl", kl, share.agg);
+              if (cfg.klMode === "loss") loss = tf.add(loss, tf.mul(kl, cfg.klCoef));
+            }
+            if (ev.entropy) {
+              note(
+                "losses/entropy",
+                tf.div(tf.sum(tf.mul(ev.entropy, mask)), tf.maximum(tf.sum(mask), 1)),
+                share.tokens,
+              );
+              loss = tf.add(loss, entropyBonus(ev.entropy, mask, cfg.entropyCoef, cfg.aggregation));
+            }
+            loss = tf.mul(loss, share.agg);
+            if (critic && ev.values) {
+              const vl = valueLoss(
+                ev.values,
+                tf.tensor2d(rowsOf(scored.values ?? [], pass)),
+                tf.tensor2d(rowsOf(valueTargets, pass)),
+                tf.tensor2d(rowsOf(valueMask, pass)),
+                cfg.valueClip,
+                "token-mean",
+              );
+              note("losses/value", vl, share.value);
+              loss = tf.add(loss, tf.mul(vl, cfg.valueCoef * share.value));
+            }
+            return loss as tf.Scalar;
+          }, ctx.model.trainableVariables as tf.Variable[]);
+        });
+        value.dispose();
+        accumulate(acc, grads);
+      }
+      const clipped = clipGradNorm(acc, cfg.maxGradNorm);
       ctx.optimizer.applyGradients(clipped.grads);
-      tf.dispose([value, ...Object.values(grads), ...Object.values(clipped.grads)]);
+      tf.dispose([...Object.values(acc), ...Object.values(clipped.grads)]);
       seen["grad/norm"] = clipped.norm;
       for (const [k, v] of Object.entries(seen)) sums[k] = (sums[k] ?? 0) + v;
       steps++;
-      trainTokens += pick(batch.rows).reduce((a, r) => a + r.promptIds.length + r.responseIds.length, 0);
+      trainTokens += rows.reduce((a, r) => {
+        const step = batch.rows[r] as StepRecord;
+        return a + step.promptIds.length + step.responseIds.length;
+      }, 0);
     }
   }
   const metrics = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / Math.max(1, steps)]));
