@@ -19,6 +19,8 @@ export type HubBindings = {
   HUB_RATE_LIMIT_PERIOD?: string;
   /** Fewest tasks a run must cover to enter a leaderboard; default 10. */
   HUB_LEADERBOARD_MIN_TASKS?: string;
+  /** Seals the built-in envs' sessions and, under its own derived key, the hub's evaluation handles. */
+  EDGEGYM_SESSION_KEY?: string;
   [binding: string]: unknown;
 };
 

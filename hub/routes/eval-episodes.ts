@@ -6,6 +6,7 @@ import { SessionResponse } from "../../shared/protocol.js";
 import type { HubApp, RouteDeps } from "../app.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
+import { sealHandle } from "../evals/handle.js";
 import { verifyEpisode } from "../evals/ingest.js";
 import { ownRun, requireRunning } from "../evals/runs.js";
 import { EpisodeResults, EpisodeUpload, EvalSession, EvalSessionRequest } from "../evals/schemas.js";
@@ -19,7 +20,7 @@ const session = createRoute({
   method: "post",
   path: "/v1/evals/{id}/sessions",
   tags: ["evals"],
-  summary: "Start (or get again) the hub-issued session of one task of the run",
+  summary: "Start (or get again) one task's session: a hub handle, stepped with POST /v1/evals/{id}/step",
   request: { params: RunId, ...body(EvalSessionRequest) },
   responses: {
     201: json(EvalSession, "a new session"),
@@ -47,9 +48,20 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     if (!run.tasks.includes(index)) {
       throw new EdgegymError("task_out_of_range", `task ${index} is not in this run's task set`);
     }
+    // The env's token stays in the hub: the client gets a handle it can only step through the hub.
+    const issue = async (start: SessionResponse, status: 200 | 201) => {
+      const handle = {
+        runId: run.id,
+        task: index,
+        episodeId: start.episodeId,
+        step: 0,
+        token: start.session,
+      };
+      return c.json({ ...start, session: await sealHandle(handle, c.env, now()) }, status);
+    };
     const key = and(eq(hubEvalTasks.runId, run.id), eq(hubEvalTasks.taskIndex, index));
     const existing = await db.query.hubEvalTasks.findFirst({ where: key });
-    if (existing) return c.json(existing.start as SessionResponse, 200);
+    if (existing) return issue(existing.start as SessionResponse, 200);
     const res = await callUpstream(
       upstreamOf(version),
       "sessions",
@@ -76,10 +88,10 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
       })
       .onConflictDoNothing()
       .returning();
-    if (inserted.length > 0) return c.json(start.data, 201);
+    if (inserted.length > 0) return issue(start.data, 201);
     // A concurrent request for the same task won; everyone gets its session.
     const winner = await db.query.hubEvalTasks.findFirst({ where: key });
-    return c.json((winner?.start ?? start.data) as SessionResponse, 200);
+    return issue((winner?.start ?? start.data) as SessionResponse, 200);
   });
 
   app.openapi(episodes, async (c) => {

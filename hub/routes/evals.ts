@@ -14,6 +14,7 @@ import { manifestOf, resolveVersion } from "../registry/resolve.js";
 import { parseRef } from "../registry/versions.js";
 import { body, json, problems } from "../schemas.js";
 import { registerEpisodeRoutes } from "./eval-episodes.js";
+import { registerEvalStepRoutes } from "./eval-step.js";
 
 const RunId = z.object({ id: z.string().max(64) });
 
@@ -147,4 +148,5 @@ export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
   });
 
   registerEpisodeRoutes(app, deps);
+  registerEvalStepRoutes(app, deps);
 }

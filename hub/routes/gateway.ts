@@ -1,13 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import { EdgegymError } from "../../shared/errors.js";
+import { parseWith } from "../../shared/http.js";
+import { StepRequest } from "../../shared/protocol.js";
 import type { HubApp, RouteDeps } from "../app.js";
 import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
+import { HANDLE_PREFIX } from "../evals/handle.js";
+import { evalStep } from "../evals/step.js";
 import { checkRateLimit } from "../rate-limit.js";
 import { gatewayTarget } from "../registry/target.js";
 import { callUpstream } from "../registry/upstream.js";
 import { parseRef } from "../registry/versions.js";
 import { problems, Slug } from "../schemas.js";
+import { evalStepContext } from "./eval-step.js";
 
 /** The edgegym/v1 operations the gateway forwards, with their methods. */
 const OPERATIONS: Record<string, string> = {
@@ -17,6 +22,27 @@ const OPERATIONS: Record<string, string> = {
   "step:batch": "POST",
   expert: "POST",
 };
+
+const decoder = new TextDecoder();
+
+/**
+ * The step request when its session is a hub evaluation handle, else undefined (the body goes to the
+ * env as it is). The substring test keeps JSON parsing off the hot path of ordinary steps.
+ */
+function handleStep(body: ArrayBuffer): StepRequest | undefined {
+  const text = decoder.decode(body);
+  if (!text.includes(`"${HANDLE_PREFIX}`)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const session = (json as { session?: unknown } | null)?.session;
+  return typeof session === "string" && session.startsWith(HANDLE_PREFIX)
+    ? parseWith(StepRequest, json)
+    : undefined;
+}
 
 const PATH = "/v1/envs/:owner/:ref{[a-z0-9-]+@[0-9A-Za-z.+-]+}/v1/:op{[a-z:]+}";
 
@@ -30,7 +56,8 @@ export function isGatewayPath(path: string): boolean {
  * version's endpoint (built-ins in-process). The env's responses, problems included, pass through
  * unchanged; the hub adds `x-request-id`.
  */
-export function registerGatewayRoutes(app: HubApp, { fetch, now }: RouteDeps): void {
+export function registerGatewayRoutes(app: HubApp, deps: RouteDeps): void {
+  const { fetch, now } = deps;
   app.openAPIRegistry.registerPath({
     method: "post",
     path: "/v1/envs/{owner}/{ref}/v1/{op}",
@@ -64,12 +91,17 @@ export function registerGatewayRoutes(app: HubApp, { fetch, now }: RouteDeps): v
       gatewayTarget(hubDb(c.env), team, owner, ref.name, ref.version, now()),
     ]);
     const requestId = c.get("requestId");
+    const body = c.req.method === "POST" ? await c.req.arrayBuffer() : undefined;
     const init: RequestInit = {
       method: c.req.method,
       headers: { "content-type": "application/json", "x-request-id": requestId },
-      ...(c.req.method === "POST" ? { body: await c.req.arrayBuffer() } : {}),
+      ...(body ? { body } : {}),
     };
-    const res = await callUpstream(target.upstream, op, init, c.env, fetch);
+    // A hub evaluation handle is stepped by the hub itself, once per step (see hub/evals/step.ts).
+    const handled = op === "step" && body ? handleStep(body) : undefined;
+    const res = handled
+      ? await evalStep(evalStepContext(c, deps), handled)
+      : await callUpstream(target.upstream, op, init, c.env, fetch);
     const headers = new Headers(res.headers);
     headers.set("x-request-id", requestId);
     headers.set("x-edgegym-version", target.version);

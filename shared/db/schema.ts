@@ -195,6 +195,20 @@ export const hubEvalTasks = sqliteTable(
   ],
 );
 
+/**
+ * One row per step taken in an evaluation episode through the hub: the primary key lets exactly one
+ * request take step `n` of an episode, so a hub-issued session can't be forked.
+ */
+export const hubEvalSteps = sqliteTable(
+  "hub_eval_steps",
+  {
+    episodeId: text("episode_id").notNull(),
+    step: integer("step").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.episodeId, t.step] })],
+);
+
 /** A verified episode: at most one per issued episodeId, so a receipt can't be counted twice. */
 export const hubEpisodes = sqliteTable(
   "hub_episodes",

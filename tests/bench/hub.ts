@@ -182,7 +182,7 @@ try {
   const items = [];
   for (let i = 0; i < EPISODES; i++) {
     const s = await call("POST", `/v1/evals/${run.id}/sessions`, owner, { index: i });
-    const done = await call("POST", "/envs/calculator/v1/step", undefined, {
+    const done = await call("POST", `/v1/evals/${run.id}/step`, owner, {
       session: s.session,
       action: { content: "#### 1" },
     });

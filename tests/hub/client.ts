@@ -104,6 +104,8 @@ export async function newEnv(
 /**
  * Plays one episode through the gateway at `base` (`/v1/envs/owner/name@version`): the expert's actions
  * when `solve`, else a wrong final answer at once. Returns the last step result (with its receipt).
+ * `envSession` maps a hub evaluation handle to the env token inside it (tests hold the hub's secret),
+ * since the expert only takes env tokens.
  */
 export async function playEpisode(
   hub: HubClient,
@@ -111,13 +113,15 @@ export async function playEpisode(
   base: string,
   session: string,
   solve: boolean,
+  envSession: (session: string) => Promise<string> = async (s) => s,
 ): Promise<{ receipt: string; reward: number; steps: number; return: number }> {
   let current = session;
   let total = 0;
   for (let steps = 1; steps <= 20; steps++) {
-    const action = solve
-      ? (await hub.call("POST", `${base}/v1/expert`, { token, body: { session: current } })).body.action
-      : { content: "#### -987654321" };
+    const expert = async () =>
+      (await hub.call("POST", `${base}/v1/expert`, { token, body: { session: await envSession(current) } }))
+        .body.action;
+    const action = solve ? await expert() : { content: "#### -987654321" };
     const r = await hub.call("POST", `${base}/v1/step`, { token, body: { session: current, action } });
     if (r.status !== 200) throw new Error(`step: ${r.status} ${JSON.stringify(r.body)}`);
     total += r.body.reward;

@@ -1,8 +1,9 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { openHandle } from "../../hub/evals/handle.js";
 import type { ReceiptClaims } from "../../shared/protocol.js";
 import { generateSigningJwk, importSigningJwk, signReceipt } from "../../shared/receipt.js";
-import { type HubClient, hubClient, newEnv, newTeam, playEpisode } from "./client.js";
+import { type HubClient, hubClient, newEnv, newTeam, newToken, playEpisode } from "./client.js";
 
 const hub = hubClient((r) => SELF.fetch(r));
 
@@ -35,6 +36,9 @@ async function upload(
   return hub.call("POST", `/v1/evals/${runId}/episodes`, { token: who.token, body: { episodes } });
 }
 
+/** The env token inside a hub handle: only the hub (and these tests, holding its secret) can open it. */
+const envToken = async (handle: string) => (await openHandle(handle, env, Date.now())).token;
+
 const claimsOf = (jws: string): ReceiptClaims =>
   JSON.parse(atob((jws.split(".")[1] ?? "").replace(/-/g, "+").replace(/_/g, "/")));
 
@@ -56,10 +60,16 @@ describe("evaluation runs", () => {
     const again = await session(a, run.id, 1);
     expect(again.status).toBe(200);
     expect(again.body.episodeId).toBe(s1.episodeId);
+    expect(again.body.observation).toEqual((s1 as unknown as { observation: unknown }).observation);
+    // The client gets hub handles; the env's own token never appears in the reply.
+    const inner = await envToken(s1.session);
+    expect(s1.session.startsWith("egev.")).toBe(true);
+    expect(JSON.stringify(again.body)).not.toContain(inner);
+    // Handles step through the gateway, or through the run at /v1/evals/{id}/v1/step.
     const played = [
-      await playEpisode(hub, a.token, base, s0.session, true),
-      await playEpisode(hub, a.token, base, s1.session, true),
-      await playEpisode(hub, a.token, base, s2.session, false),
+      await playEpisode(hub, a.token, base, s0.session, true, envToken),
+      await playEpisode(hub, a.token, base, s1.session, true, envToken),
+      await playEpisode(hub, a.token, `/v1/evals/${run.id}`, s2.session, false),
     ];
     const up = await upload(
       a,
@@ -105,7 +115,7 @@ describe("evaluation runs", () => {
     const run = await newRun(hub, a, ref, { count: 2 });
     const other = await newRun(hub, a, ref, { count: 2 });
     const s0 = (await session(a, run.id, 0)).body;
-    const good = await playEpisode(hub, a.token, base, s0.session, true);
+    const good = await playEpisode(hub, a.token, base, s0.session, true, envToken);
     const claims = claimsOf(good.receipt);
 
     // Signed by a key that is not the env's.
@@ -123,7 +133,7 @@ describe("evaluation runs", () => {
     const selfStarted = await playEpisode(hub, a.token, base, own.session, true);
     // A session issued to the other run.
     const o0 = (await session(a, other.id, 0)).body;
-    const crossRun = await playEpisode(hub, a.token, base, o0.session, true);
+    const crossRun = await playEpisode(hub, a.token, base, o0.session, true, envToken);
 
     const up = await upload(a, run.id, [
       { episodeId: s0.episodeId, receipt: forged },
@@ -169,16 +179,93 @@ describe("evaluation runs", () => {
     expect(
       (await upload(a, run.id, [{ episodeId: s.episodeId, receipt: bad.receipt }])).body.results[0].ok,
     ).toBe(true);
-    // Asking for the task again returns the same episode, and a better receipt for it is refused.
+    // Asking for the task again returns the same episode, whose first step is already taken.
     const retry = (await session(a, run.id, 5)).body;
     expect(retry.episodeId).toBe(s.episodeId);
-    const lucky = await playEpisode(hub, a.token, base, retry.session, true);
+    const again = await hub.call("POST", `${base}/v1/step`, {
+      token: a.token,
+      body: { session: retry.session, action: { content: "#### 1" } },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/cannot be forked/);
+    // Even a better receipt from a self-started episode (the hub never saw it) is refused.
+    const own = (await hub.call("POST", `${base}/v1/sessions`, { body: { split: "train", index: 5 } })).body;
+    const lucky = await playEpisode(hub, a.token, base, own.session, true);
     expect(
       (await upload(a, run.id, [{ episodeId: s.episodeId, receipt: lucky.receipt }])).body.results[0].ok,
     ).toBe(false);
     const fin = await hub.call("POST", `/v1/evals/${run.id}/finish`, { token: a.token });
     // Tasks 7 and 9 were never reported: 3 tasks, 0 successes, mean return (0 + 0 + 0) / 3 = 0.
     expect(fin.body.aggregate).toMatchObject({ n: 3, verified: 1, successRate: 0, meanReturn: 0 });
+  });
+
+  it("evaluation episodes can't be forked: each step of a handle is taken once", async () => {
+    const a = await newTeam(hub);
+    const b = await newTeam(hub);
+    const { ref } = await newEnv(hub, a);
+    const run = await newRun(hub, a, ref, { count: 2 });
+    const other = await newRun(hub, a, ref, { count: 1 });
+    const h0 = (await session(a, run.id, 0)).body.session as string;
+    const step = (path: string, sess: string, action: unknown, token = a.token) =>
+      hub.call("POST", path, { token, body: { session: sess, action } });
+    const wrong = { content: "#### -987654321" };
+    const expert = (
+      await hub.call("POST", `/v1/envs/${ref}/v1/expert`, { body: { session: await envToken(h0) } })
+    ).body.action;
+
+    // Who may step: the run's team with `eval`; anyone else is refused before the step is claimed.
+    expect((await step(`/v1/evals/${run.id}/step`, h0, wrong, "")).status).toBe(401);
+    expect((await step(`/v1/evals/${run.id}/step`, h0, wrong, b.token)).status).toBe(404);
+    const readOnly = (await newToken(hub, a.team, ["read"])).token;
+    expect((await step(`/v1/evals/${run.id}/step`, h0, wrong, readOnly)).status).toBe(403);
+    // Handles are bound to their run, can't be tampered with, and env tokens aren't handles.
+    const cross = await step(`/v1/evals/${other.id}/step`, h0, wrong);
+    expect([cross.status, cross.body.code]).toEqual([401, "invalid_session"]);
+    const tampered = await step(`/v1/evals/${run.id}/step`, `${h0.slice(0, -4)}AAAA`, wrong);
+    expect(tampered.body.code).toBe("invalid_session");
+    expect((await step(`/v1/evals/${run.id}/step`, await envToken(h0), wrong)).body.code).toBe(
+      "invalid_session",
+    );
+
+    const first = await step(`/v1/evals/${run.id}/step`, h0, expert);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.done).toBe(false);
+    const h1 = first.body.session as string;
+    expect(JSON.stringify(first.body)).not.toContain(await envToken(h1));
+    // The same step again, by any route and with any action, is refused.
+    for (const path of [
+      `/v1/evals/${run.id}/step`,
+      `/v1/evals/${run.id}/v1/step`,
+      `/v1/envs/${ref}/v1/step`,
+    ]) {
+      const fork = await step(path, h0, wrong);
+      expect([fork.status, fork.body.code], path).toEqual([409, "conflict"]);
+      expect(fork.body.detail).toMatch(/evaluation episodes cannot be forked/);
+    }
+    // The next step goes on exactly once, even when two requests race for it (the D1 claim decides).
+    const raced = await Promise.all([1, 2].map(() => step(`/v1/envs/${ref}/v1/step`, h1, wrong)));
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
+    const last = raced.find((r) => r.status === 200) ?? raced[0];
+    expect(last?.body.done).toBe(true);
+    expect((await step(`/v1/envs/${ref}/v1/step`, h1, expert)).status).toBe(409);
+    // After the episode ends the env's refusal passes through and doesn't use the step up.
+    for (let i = 0; i < 2; i++) {
+      const after = await step(`/v1/evals/${run.id}/step`, last?.body.session, wrong);
+      expect(after.body.code).toBe("episode_done");
+    }
+    const up = await upload(a, run.id, [
+      { episodeId: claimsOf(last?.body.receipt).episodeId, receipt: last?.body.receipt },
+    ]);
+    expect(up.body.results[0].ok).toBe(true);
+    // An ordinary gateway step whose action merely mentions the handle prefix still goes to the env.
+    const own = (
+      await hub.call("POST", `/v1/envs/${ref}/v1/sessions`, { body: { split: "train", index: 0 } })
+    ).body;
+    expect((await step(`/v1/envs/${ref}/v1/step`, own.session, { content: '"egev.x' }, "")).status).toBe(200);
+    // A finished run takes no more steps.
+    const h2 = (await session(a, run.id, 1)).body.session as string;
+    await hub.call("POST", `/v1/evals/${run.id}/finish`, { token: a.token });
+    expect((await step(`/v1/evals/${run.id}/step`, h2, wrong)).status).toBe(409);
   });
 
   it("validates run creation and sessions", async () => {
@@ -221,7 +308,7 @@ describe("visibility and leaderboards", () => {
     const items = [];
     for (const [i, ok] of solve.entries()) {
       const s = (await session(who, run.id, i)).body;
-      const p = await playEpisode(hub, who.token, `/v1/envs/${ref}`, s.session, ok);
+      const p = await playEpisode(hub, who.token, `/v1/envs/${ref}`, s.session, ok, envToken);
       items.push({ episodeId: s.episodeId, receipt: p.receipt });
     }
     await upload(who, run.id, items);

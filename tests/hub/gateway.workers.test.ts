@@ -139,6 +139,7 @@ describe("API description and database", () => {
       "/v1/envs/{owner}/{name}/shares/{team}",
       "/v1/evals",
       "/v1/evals/{id}/episodes",
+      "/v1/evals/{id}/step",
       "/v1/envs/{owner}/{name}/leaderboard",
       "/v1/envs/{owner}/{ref}/v1/{op}",
     ]) {
