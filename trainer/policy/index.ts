@@ -6,5 +6,5 @@ export { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
 export { BYTE_VOCAB_SIZE, ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 export { HfTokenizer, loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 export { loadTokenizer, saveTokenizer } from "../tokenizer/load-tokenizer.js";
-export { type AdamConfig, createAdam, optimizerStep, type StepStats } from "./optimizer-step.js";
+export { type AdamConfig, createAdam, type StepStats } from "./optimizer-step.js";
 export * from "./types.js";
