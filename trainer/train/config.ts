@@ -3,6 +3,18 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { ADVANTAGE_ESTIMATORS } from "../algos/names.js";
 import { BACKENDS } from "../policy/types.js";
 
+/** Shape of a fresh byte-level model; ignored when starting from a checkpoint. */
+export const ModelShape = z
+  .object({
+    dModel: z.number().int().positive().default(64),
+    nLayers: z.number().int().positive().default(2),
+    nHeads: z.number().int().positive().default(4),
+    nKvHeads: z.number().int().positive().default(4),
+    dFf: z.number().int().positive().default(176),
+    contextLength: z.number().int().positive().default(384),
+  })
+  .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 });
+
 /**
  * Everything one RL run chooses. Each field has a default; `resolveTrainConfig` applies CLI overrides
  * and the run logs and saves the resolved result as config.json.
@@ -77,16 +89,7 @@ export const TrainConfig = z.object({
   /** Trajectories per iteration written to trajectories.jsonl. */
   logTrajectories: z.number().int().nonnegative().default(4),
   /** Model shape for a fresh start (ignored with `init`). */
-  model: z
-    .object({
-      dModel: z.number().int().positive().default(64),
-      nLayers: z.number().int().positive().default(2),
-      nHeads: z.number().int().positive().default(4),
-      nKvHeads: z.number().int().positive().default(4),
-      dFf: z.number().int().positive().default(176),
-      contextLength: z.number().int().positive().default(384),
-    })
-    .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 }),
+  model: ModelShape,
 });
 export type TrainConfig = z.infer<typeof TrainConfig>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BACKENDS } from "../policy/types.js";
+import { ModelShape } from "./config.js";
 
 /** `edgegym sft`: expert demonstrations through `/v1/expert`, trained on assistant tokens only. */
 export const SftConfig = z.object({
@@ -25,15 +26,6 @@ export const SftConfig = z.object({
   maxSteps: z.number().int().positive().default(6),
   renderTools: z.boolean().default(false),
   /** Shape of a fresh model (see `edgegym train`). */
-  model: z
-    .object({
-      dModel: z.number().int().positive().default(64),
-      nLayers: z.number().int().positive().default(2),
-      nHeads: z.number().int().positive().default(4),
-      nKvHeads: z.number().int().positive().default(4),
-      dFf: z.number().int().positive().default(176),
-      contextLength: z.number().int().positive().default(384),
-    })
-    .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 }),
+  model: ModelShape,
 });
 export type SftConfig = z.infer<typeof SftConfig>;
