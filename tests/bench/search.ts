@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Pool } from "undici";
 import { openLocalDb } from "../../environments/data/local-db.js";
 import { generateSecrets } from "../../environments/kit/index.js";
 import { hashString } from "../../environments/kit/random.js";
@@ -13,6 +12,7 @@ import type { SearchSource } from "../../environments/search/sources.js";
 import { searchDb } from "../../environments/search/sql-db.js";
 import { generateWorld, type WorldSize } from "../../environments/search/world.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
+import { pct, replayLoad } from "./replay.js";
 
 /**
  * `npm run bench:search`: (1) search latency over a generated corpus of 100,000 passages in a local
@@ -26,11 +26,6 @@ const QUERIES = 2_000;
 const EXACT_QUERIES = 200;
 const CONCURRENCY = 64;
 const DURATION_MS = 10_000;
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Number((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN).toFixed(3));
-};
 
 async function corpusBench(dir: string) {
   const big = indexWorld(generateWorld(hashString("bench/100k"), BIG));
@@ -130,61 +125,15 @@ function expertActions(index: number): string[] {
 
 async function loadBench(dir: string) {
   const { child, port } = await startHost(await generateSecrets(), join(dir, "host.db"));
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
-  const post = async (route: string, body: unknown) => {
-    const res = await pool.request({
-      method: "POST",
-      path: `/envs/search/v1${route}`,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.body.json()) as { session: string; reward?: number; done?: boolean };
-    if (res.statusCode >= 300) throw new Error(`${route}: ${res.statusCode} ${JSON.stringify(json)}`);
-    return json;
-  };
   try {
-    await post("/sessions", { split: "train", index: 0 }); // loads the corpus
-    const latency: number[] = [];
-    let [steps, episodes, solved, errors, next] = [0, 0, 0, 0, 0];
-    const stopAt = performance.now() + DURATION_MS;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < stopAt) {
-          const index = next++ % 10_000;
-          try {
-            let { session } = await post("/sessions", { split: "train", index });
-            for (const content of expertActions(index)) {
-              const s = performance.now();
-              const r = await post("/step", { session, action: { content } });
-              latency.push(performance.now() - s);
-              steps++;
-              session = r.session;
-              if (r.done) {
-                episodes++;
-                if (r.reward === 1) solved++;
-                break;
-              }
-            }
-          } catch {
-            errors++;
-          }
-        }
-      }),
-    );
-    const seconds = (performance.now() - t0) / 1000;
-    return {
+    return await replayLoad({
+      base: `http://127.0.0.1:${port}/envs/search`,
       concurrency: CONCURRENCY,
-      stepsPerSecond: Number((steps / seconds).toFixed(1)),
-      stepP50Ms: pct(latency, 0.5),
-      stepP99Ms: pct(latency, 0.99),
-      steps,
-      episodes,
-      expertSolved: solved,
-      errors,
-    };
+      durationMs: DURATION_MS,
+      tasks: 10_000,
+      actions: expertActions,
+    });
   } finally {
-    await pool.close();
     child.kill("SIGTERM");
   }
 }

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Pool } from "undici";
 import { saveDataset } from "../../environments/data/datasets.js";
 import { openLocalDb } from "../../environments/data/local-db.js";
 import { type Environment, generateSecrets } from "../../environments/kit/index.js";
@@ -18,6 +17,7 @@ import { createWebshop } from "../../environments/webshop/index.js";
 import type { PageState } from "../../environments/webshop/pages.js";
 import { webshopSample } from "../../environments/webshop/sample-data.js";
 import type { SqlDb } from "../../environments/webshop/sql-db.js";
+import { pct, replayLoad } from "./replay.js";
 
 /**
  * `npm run bench:webshop`: (1) expert success (reward exactly 1) on the default built-in goals and on
@@ -33,11 +33,6 @@ const DURATION_MS = 10_000;
 const RECORDED = 256;
 
 type Runtime = { bindings: Record<string, unknown> };
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Number((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN).toFixed(3));
-};
 
 /** Plays the expert on one goal directly (no kit, so held-out goals count too): its commands and reward. */
 async function playDirect(source: WebshopSource, runtime: Runtime, split: string, index: number) {
@@ -194,62 +189,16 @@ function startHost(
 async function loadBench(dir: string, secrets: Record<string, string>, recorded: string[][]) {
   // The host reuses the catalog file the search bench loaded, so it starts serving at once.
   const { child, port } = await startHost(secrets, join(dir, "catalog.db"));
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
-  const post = async (route: string, body: unknown) => {
-    const res = await pool.request({
-      method: "POST",
-      path: `/envs/webshop/v1${route}`,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.body.json()) as { session: string; reward?: number; done?: boolean };
-    if (res.statusCode >= 300) throw new Error(`${route}: ${res.statusCode} ${JSON.stringify(json)}`);
-    return json;
-  };
   try {
-    await post("/sessions", { split: "train", index: 0 });
-    const latency: number[] = [];
-    let [steps, episodes, solved, errors, next] = [0, 0, 0, 0, 0];
-    const stopAt = performance.now() + DURATION_MS;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < stopAt) {
-          const index = next++ % recorded.length;
-          try {
-            let { session } = await post("/sessions", { split: "train", index });
-            for (const content of recorded[index] ?? []) {
-              const s = performance.now();
-              const r = await post("/step", { session, action: { content } });
-              latency.push(performance.now() - s);
-              steps++;
-              session = r.session;
-              if (r.done) {
-                episodes++;
-                if (r.reward === 1) solved++;
-                break;
-              }
-            }
-          } catch {
-            errors++;
-          }
-        }
-      }),
-    );
-    const seconds = (performance.now() - t0) / 1000;
-    return {
+    const result = await replayLoad({
+      base: `http://127.0.0.1:${port}/envs/webshop`,
       concurrency: CONCURRENCY,
-      products: PRODUCTS,
-      stepsPerSecond: Number((steps / seconds).toFixed(1)),
-      stepP50Ms: pct(latency, 0.5),
-      stepP99Ms: pct(latency, 0.99),
-      steps,
-      episodes,
-      expertSolved: solved,
-      errors,
-    };
+      durationMs: DURATION_MS,
+      tasks: recorded.length,
+      actions: (index) => recorded[index] ?? [],
+    });
+    return { ...result, products: PRODUCTS };
   } finally {
-    await pool.close();
     child.kill("SIGTERM");
   }
 }
