@@ -52,6 +52,24 @@ function layerEntries(l: LayerWeights): [string, tf.Variable, "linear" | "vector
   return entries;
 }
 
+/**
+ * Every variable under its HF tensor name. Engine variable names differ between processes and between
+ * a fresh and a loaded model; these do not, so state kept per variable (Adam moments) is saved by them.
+ */
+export function hfVariables(w: Weights): Map<string, tf.Variable> {
+  const out = new Map<string, tf.Variable>([["model.embed_tokens.weight", w.embed]]);
+  w.layers.forEach((l, i) => {
+    for (const [name, v] of layerEntries(l)) out.set(`model.layers.${i}.${name}`, v);
+  });
+  out.set("model.norm.weight", w.finalNorm);
+  if (w.lmHead) out.set("lm_head.weight", w.lmHead);
+  if (w.valueHead) {
+    out.set("value_head.weight", w.valueHead.weight);
+    out.set("value_head.bias", w.valueHead.bias);
+  }
+  return out;
+}
+
 export function exportHfTensors(w: Weights, c: ModelConfig): Map<string, StoredTensor> {
   const out = new Map<string, StoredTensor>();
   out.set("model.embed_tokens.weight", { shape: [c.vocabSize, c.dModel], data: values(w.embed) });

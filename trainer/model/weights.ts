@@ -35,7 +35,7 @@ export interface Weights {
   valueHead?: { weight: tf.Variable; bias: tf.Variable };
 }
 
-/** Variables in a stable order (the optimizer state relies on it). */
+/** Variables in a stable order (copies of a model pair their variables by position). */
 export function weightList(w: Weights): tf.Variable[] {
   const list = [w.embed];
   for (const l of w.layers) {

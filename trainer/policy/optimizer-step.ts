@@ -1,4 +1,4 @@
-import * as tf from "@tensorflow/tfjs-core";
+import { NamedAdam } from "./named-adam.js";
 
 export interface AdamConfig {
   /** Step size. */
@@ -8,8 +8,9 @@ export interface AdamConfig {
   epsilon?: number;
 }
 
-export function createAdam(c: AdamConfig): tf.AdamOptimizer {
-  return tf.train.adam(c.learningRate, c.beta1 ?? 0.9, c.beta2 ?? 0.999, c.epsilon ?? 1e-8);
+/** Adam with slots kept by variable name, so its state can be saved and restored by name. */
+export function createAdam(c: AdamConfig): NamedAdam {
+  return new NamedAdam(c.learningRate, c.beta1 ?? 0.9, c.beta2 ?? 0.999, c.epsilon ?? 1e-8);
 }
 
 export interface StepStats {
