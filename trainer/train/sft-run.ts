@@ -5,9 +5,9 @@ import { clipGradNorm } from "../algos/index.js";
 import type { PolicyModel } from "../policy/types.js";
 import { collectDemos } from "../rollout/demos.js";
 import { maskedNll, type SftBatch } from "../sft/sft-step.js";
-import { buildBatch } from "./batch.js";
 import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
 import type { SftConfig } from "./sft-config.js";
+import { padSftRows, type SftRow, sftRows } from "./sft-rows.js";
 import { episodeMetrics } from "./summary.js";
 
 export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;
@@ -49,15 +49,12 @@ export async function runSft(
   io.log(
     `demos: ${solved.length} solved of ${demos.length} (${episodeMetrics(demos)["episode/infra_failures"]} failed)`,
   );
-  const tooLong = (n: number) => n > model.config.contextLength;
-  const batch = buildBatch(
-    solved.filter((d) => !d.steps.some((s) => tooLong(s.promptIds.length + s.responseIds.length))),
-    tokenizer.special.pad,
-  );
-  if (batch.rows.length === 0) return err("no usable demonstrations");
+  const rows = sftRows(solved).filter((r) => r.tokens.length - 1 <= model.config.contextLength);
+  if (rows.length === 0) return err("no usable demonstrations");
+  io.log(`sft rows: ${rows.length} (${rows.reduce((a, r) => a + r.tokens.length, 0)} tokens)`);
 
   const optimizer = policy.value.checkpoint?.optimizer ?? tf.train.adam(config.lr);
-  const order = batch.rows.map((_, i) => i);
+  const order = rows.map((_, i) => i);
   const shuffle = rng(config.seed);
   let last: Record<string, number> = {};
   for (let epoch = 1; epoch <= config.epochs; epoch++) {
@@ -70,16 +67,12 @@ export async function runSft(
     let steps = 0;
     const t0 = performance.now();
     for (let from = 0; from < order.length; from += config.batchRows) {
-      const rows = order.slice(from, from + config.batchRows);
-      const pick = (m: number[][]) => rows.map((r) => m[r] as number[]);
-      const mask = pick(batch.mask);
-      loss += sftUpdate(
-        model,
-        optimizer,
-        { ids: pick(batch.ids), targets: pick(batch.targets), mask },
-        config.maxGradNorm,
+      const batch = padSftRows(
+        order.slice(from, from + config.batchRows).map((r) => rows[r] as SftRow),
+        tokenizer.special.pad,
       );
-      tokens += mask.flat().reduce((a, b) => a + b, 0);
+      loss += sftUpdate(model, optimizer, batch, config.maxGradNorm);
+      tokens += batch.mask.flat().reduce((a, b) => a + b, 0);
       steps++;
     }
     const seconds = (performance.now() - t0) / 1000;
