@@ -1,5 +1,5 @@
-import type { SftBatch } from "../sft/sft-step.js";
 import type { StepRecord, Trajectory } from "../rollout/types.js";
+import type { SftBatch } from "../sft/sft-step.js";
 
 /** One SFT training sequence: token ids and, per id, whether it is a response id to learn. */
 export type SftRow = { tokens: number[]; learn: boolean[] };
