@@ -4,7 +4,8 @@ import { ppoLoss } from "../algos/index.js";
 import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../policy/types.js";
-import type { StepRecord, Trajectory } from "../rollout/types.js";
+import { stepRecord, trajectory } from "../rollout/fixtures.js";
+import type { Trajectory } from "../rollout/types.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import { rlUpdate } from "./rl-update.js";
@@ -15,22 +16,7 @@ beforeAll(async () => {
 });
 
 const PAD = 256;
-const step = (over: Partial<StepRecord>): StepRecord => ({
-  episode: 0,
-  group: 0,
-  step: 0,
-  promptIds: [1, 2, 3],
-  responseIds: [4, 5],
-  responseLogprobs: [-1, -1],
-  action: "",
-  toolCalls: 0,
-  reward: 0,
-  done: false,
-  truncated: false,
-  info: { reward_components: {} },
-  observation: [],
-  ...over,
-});
+const step = stepRecord;
 
 /** Episode `e` of group `g`: a call step, then an answer whose prompt appends observation ids 9, 9. */
 function episode(e: number, g: number, reward: number): Trajectory {
@@ -45,15 +31,7 @@ function episode(e: number, g: number, reward: number): Trajectory {
     reward,
     done: true,
   });
-  return {
-    episode: e,
-    group: g,
-    task: { split: "train", index: g },
-    steps: [first, second],
-    return: reward,
-    success: reward > 0,
-    truncated: false,
-  };
+  return trajectory([first, second]);
 }
 
 function model(valueHead: boolean): PolicyModel {

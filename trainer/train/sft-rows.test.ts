@@ -1,31 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { StepRecord, Trajectory } from "../rollout/types.js";
+import { stepRecord, trajectory } from "../rollout/fixtures.js";
+import type { StepRecord } from "../rollout/types.js";
 import { padSftRows, sftRows } from "./sft-rows.js";
 
-const step = (promptIds: number[], responseIds: number[], i: number): StepRecord => ({
-  episode: 0,
-  group: 0,
-  step: i,
-  promptIds,
-  responseIds,
-  responseLogprobs: [],
-  action: "",
-  toolCalls: 0,
-  reward: 0,
-  done: false,
-  truncated: false,
-  info: { reward_components: {} },
-  observation: [],
-});
-const episode = (steps: StepRecord[]): Trajectory => ({
-  episode: 0,
-  group: 0,
-  task: { split: "train", index: 0 },
-  steps,
-  return: 1,
-  success: true,
-  truncated: false,
-});
+const step = (promptIds: number[], responseIds: number[], i: number) =>
+  stepRecord({ step: i, promptIds, responseIds, responseLogprobs: [] });
+const episode = (steps: StepRecord[]) => trajectory(steps);
 
 describe("sftRows", () => {
   it("folds an append-mode episode into one row that learns every response and no observation", () => {
