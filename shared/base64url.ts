@@ -1,12 +1,21 @@
 /** Node's Buffer when the runtime has one (much faster than `btoa` on Node); absent on plain Workers. */
+type NodeBytes = Uint8Array & { toString(encoding: string): string };
 type BufferLike = {
-  from(data: Uint8Array | string, encoding?: string): Uint8Array & { toString(encoding: string): string };
+  from(data: string, encoding: string): NodeBytes;
+  from(buffer: ArrayBufferLike, byteOffset: number, length: number): NodeBytes;
+  isBuffer(value: unknown): boolean;
 };
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 
 /** Base64url without padding (RFC 4648 §5), the alphabet of JOSE. */
 export function toBase64Url(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes).toString("base64url");
+  if (NodeBuffer) {
+    // A view over the same memory: nothing is copied just to reach Buffer's encoder.
+    const view = NodeBuffer.isBuffer(bytes)
+      ? (bytes as NodeBytes)
+      : NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    return view.toString("base64url");
+  }
   let s = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -14,10 +23,12 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-/** Decodes base64url; throws on characters outside the alphabet. */
-export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
-  if (NodeBuffer) return new Uint8Array(NodeBuffer.from(text, "base64url"));
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** Decodes base64url; throws on characters outside the alphabet. On Node the bytes may be a view into a shared pool. */
+export function fromBase64Url(text: string): Uint8Array {
+  if (!BASE64URL.test(text)) throw new Error("not base64url");
+  if (NodeBuffer) return NodeBuffer.from(text, "base64url");
   const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);

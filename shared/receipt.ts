@@ -10,6 +10,8 @@ export type SigningKey = {
   publicJwk: PublicJwk;
   /** The same key as a `node:crypto` KeyObject, on Node only: synchronous signing. */
   nodeKey?: unknown;
+  /** The encoded JWS protected header, the same for every receipt this key signs. */
+  header?: string;
 };
 
 /** The slice of `node:crypto` used when present; Node's WebCrypto runs each signature as a thread-pool job. */
@@ -48,8 +50,10 @@ const encoder = new TextEncoder();
 
 /** A compact JWS (RFC 7515, alg EdDSA) over the claims; `verifyReceipt` and any JOSE library check it. */
 export async function signReceipt(claims: ReceiptClaims, key: SigningKey): Promise<string> {
-  const header = { alg: "EdDSA", typ: RECEIPT_TYP, kid: key.publicJwk.kid };
-  const input = `${toBase64Url(encoder.encode(JSON.stringify(header)))}.${toBase64Url(encoder.encode(JSON.stringify(claims)))}`;
+  key.header ??= toBase64Url(
+    encoder.encode(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid: key.publicJwk.kid })),
+  );
+  const input = `${key.header}.${toBase64Url(encoder.encode(JSON.stringify(claims)))}`;
   const data = encoder.encode(input);
   const signature =
     nodeCrypto && key.nodeKey

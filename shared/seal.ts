@@ -10,8 +10,8 @@ const AAD = encoder.encode(HEADER);
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** An AES-256-GCM key for session tokens: its raw bytes and, lazily, the WebCrypto key. */
-export type SealKey = { readonly raw: Uint8Array<ArrayBuffer>; web?: Promise<CryptoKey> };
+/** An AES-256-GCM key for session tokens: its raw bytes and, lazily, the WebCrypto or Node key. */
+export type SealKey = { readonly raw: Uint8Array<ArrayBuffer>; web?: Promise<CryptoKey>; node?: NodeKey };
 
 /**
  * Derives a per-purpose AES-256-GCM key from the deployment secret with HKDF-SHA-256, so that each
@@ -30,15 +30,19 @@ export async function deriveSealKey(secret: string, purpose: string): Promise<Se
 
 /** The slice of `node:crypto` used when present: synchronous AES-GCM, several times faster on Node. */
 type NodeCipher = {
-  update(data: Uint8Array): Uint8Array;
+  update(data: string, encoding: "utf8"): Uint8Array;
+  update(data: Uint8Array): Uint8Array & { toString(encoding: "utf8"): string };
   final(): Uint8Array;
   setAAD(aad: Uint8Array): unknown;
   getAuthTag(): Uint8Array;
   setAuthTag(tag: Uint8Array): unknown;
 };
+/** A `node:crypto` KeyObject: made once per key, it spares each cipher re-importing the raw bytes. */
+type NodeKey = { readonly type: "secret" };
 type NodeCrypto = {
-  createCipheriv(alg: string, key: Uint8Array, iv: Uint8Array): NodeCipher;
-  createDecipheriv(alg: string, key: Uint8Array, iv: Uint8Array): NodeCipher;
+  createSecretKey(raw: Uint8Array): NodeKey;
+  createCipheriv(alg: string, key: NodeKey, iv: Uint8Array): NodeCipher;
+  createDecipheriv(alg: string, key: NodeKey, iv: Uint8Array): NodeCipher;
 };
 
 /**
@@ -59,58 +63,49 @@ const webKey = (key: SealKey): Promise<CryptoKey> => {
   return key.web;
 };
 
-/** `ciphertext || tag` of `plaintext` under `key`. */
-async function encrypt(
-  key: SealKey,
-  iv: Uint8Array<ArrayBuffer>,
-  plaintext: Uint8Array,
-): Promise<Uint8Array> {
+/** The compact JWE of `plaintext`: header, empty key, IV, ciphertext, tag. */
+async function encrypt(key: SealKey, plaintext: string): Promise<string> {
+  const iv = randomIv();
   if (nodeCrypto) {
-    const c = nodeCrypto.createCipheriv("aes-256-gcm", key.raw, iv);
+    key.node ??= nodeCrypto.createSecretKey(key.raw);
+    const c = nodeCrypto.createCipheriv("aes-256-gcm", key.node, iv);
     c.setAAD(AAD);
-    const head = c.update(plaintext);
-    const tail = c.final();
-    const out = new Uint8Array(head.length + tail.length + TAG_BYTES);
-    out.set(head, 0);
-    out.set(tail, head.length);
-    out.set(c.getAuthTag(), head.length + tail.length);
-    return out;
+    // GCM is a stream mode: `final` adds no bytes, so the ciphertext is `update`'s output alone.
+    const data = c.update(plaintext, "utf8");
+    c.final();
+    return `${HEADER}..${toBase64Url(iv)}.${toBase64Url(data)}.${toBase64Url(c.getAuthTag())}`;
   }
-  const sealed = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv, additionalData: AAD },
-    await webKey(key),
-    plaintext as Uint8Array<ArrayBuffer>,
+  const sealed = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv: iv.slice(), additionalData: AAD },
+      await webKey(key),
+      encoder.encode(plaintext),
+    ),
   );
-  return new Uint8Array(sealed);
+  const cut = sealed.length - TAG_BYTES;
+  return `${HEADER}..${toBase64Url(iv)}.${toBase64Url(sealed.subarray(0, cut))}.${toBase64Url(sealed.subarray(cut))}`;
 }
 
 /** The plaintext, or throws when the tag does not authenticate. */
-async function decrypt(
-  key: SealKey,
-  iv: Uint8Array<ArrayBuffer>,
-  data: Uint8Array,
-  tag: Uint8Array,
-): Promise<Uint8Array> {
+async function decrypt(key: SealKey, iv: Uint8Array, data: Uint8Array, tag: Uint8Array): Promise<string> {
   if (nodeCrypto) {
-    const d = nodeCrypto.createDecipheriv("aes-256-gcm", key.raw, iv);
+    key.node ??= nodeCrypto.createSecretKey(key.raw);
+    const d = nodeCrypto.createDecipheriv("aes-256-gcm", key.node, iv);
     d.setAAD(AAD);
     d.setAuthTag(tag);
-    const head = d.update(data);
-    const tail = d.final();
-    const out = new Uint8Array(head.length + tail.length);
-    out.set(head, 0);
-    out.set(tail, head.length);
-    return out;
+    const plain = d.update(data);
+    d.final();
+    return plain.toString("utf8");
   }
   const joined = new Uint8Array(data.length + tag.length);
   joined.set(data, 0);
   joined.set(tag, data.length);
   const plain = await crypto.subtle.decrypt(
-    { name: "AES-GCM", iv, additionalData: AAD },
+    { name: "AES-GCM", iv: iv.slice(), additionalData: AAD },
     await webKey(key),
     joined,
   );
-  return new Uint8Array(plain);
+  return decoder.decode(plain);
 }
 
 /**
@@ -124,25 +119,22 @@ export async function seal(
   now: number = Date.now(),
 ): Promise<string> {
   const iat = Math.floor(now / 1000);
-  const iv = randomIv();
-  const plain = encoder.encode(JSON.stringify({ ...payload, iat, exp: iat + ttlSeconds }));
-  const sealed = await encrypt(key, iv, plain);
-  const cut = sealed.length - TAG_BYTES;
-  return `${HEADER}..${toBase64Url(iv)}.${toBase64Url(sealed.subarray(0, cut))}.${toBase64Url(sealed.subarray(cut))}`;
+  return encrypt(key, JSON.stringify({ ...payload, iat, exp: iat + ttlSeconds }));
 }
 
-/** Random bytes drawn in blocks: one CSPRNG call per 256 tokens instead of one per token. */
+/**
+ * A fresh IV drawn from a block of random bytes: one CSPRNG call per 256 tokens instead of one per
+ * token. The view is read before the next draw, which is all the ciphers need.
+ */
 const ivPool = new Uint8Array(IV_BYTES * 256);
 let ivNext = ivPool.length;
-function randomIv(): Uint8Array<ArrayBuffer> {
+function randomIv(): Uint8Array {
   if (ivNext >= ivPool.length) {
     crypto.getRandomValues(ivPool);
     ivNext = 0;
   }
-  const iv = new Uint8Array(IV_BYTES);
-  iv.set(ivPool.subarray(ivNext, ivNext + IV_BYTES));
   ivNext += IV_BYTES;
-  return iv;
+  return ivPool.subarray(ivNext - IV_BYTES, ivNext);
 }
 
 export type UnsealError = "invalid" | "expired";
@@ -161,7 +153,7 @@ export async function unseal(
     const data = fromBase64Url(parts[3] ?? "");
     const tag = fromBase64Url(parts[4] ?? "");
     if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) return { ok: false, error: "invalid" };
-    payload = JSON.parse(decoder.decode(await decrypt(key, iv, data, tag)));
+    payload = JSON.parse(await decrypt(key, iv, data, tag));
   } catch {
     return { ok: false, error: "invalid" };
   }

@@ -11,7 +11,7 @@ import {
   type StepResult,
 } from "../../shared/protocol.js";
 import { signReceipt } from "../../shared/receipt.js";
-import { resolveKeys } from "./keys.js";
+import { type KeyRing, resolveKeys, SESSION_KEY_VAR, SIGNING_KEY_VAR } from "./keys.js";
 import { openSession, type SessionClaims, sealSession } from "./session.js";
 import { transition } from "./step.js";
 import { toolSpecs } from "./tools.js";
@@ -75,6 +75,23 @@ export function defineEnvironment<Task, State, Config>(
     return h;
   };
 
+  /**
+   * Keys and content hash per bindings object, held resolved so that a step reaches them without
+   * awaiting; re-resolved when the bindings' secrets change.
+   */
+  type Prepared = { keys: KeyRing; hash: string; secret: unknown; signing: unknown };
+  const prepared = new WeakMap<object, Prepared>();
+  const prepare = (runtime: EnvRuntime): Prepared | Promise<Prepared> => {
+    const b = runtime.bindings;
+    const p = prepared.get(b);
+    if (p && p.secret === b[SESSION_KEY_VAR] && p.signing === b[SIGNING_KEY_VAR]) return p;
+    return Promise.all([resolveKeys(def.name, runtime), hashOf(runtime)]).then(([keys, hash]) => {
+      const ready = { keys, hash, secret: b[SESSION_KEY_VAR], signing: b[SIGNING_KEY_VAR] };
+      prepared.set(b, ready);
+      return ready;
+    });
+  };
+
   const loadTask = async (split: string, index: number, runtime: EnvRuntime): Promise<Task> =>
     def.tasks.get(split, index, runtime);
 
@@ -91,7 +108,7 @@ export function defineEnvironment<Task, State, Config>(
   });
 
   const open = async (token: string, runtime: EnvRuntime, now: number) => {
-    const [keys, hash] = await Promise.all([resolveKeys(def.name, runtime), hashOf(runtime)]);
+    const { keys, hash } = await prepare(runtime);
     const claims = await openSession(token, keys.seal, def.name, hash, now);
     if (claims.done) throw new EdgegymError("episode_done", "this episode is finished; start a new session");
     return { keys, hash, claims };
@@ -146,7 +163,7 @@ export function defineEnvironment<Task, State, Config>(
           `task ${index} is out of range; split "${request.split}" has ${count} tasks`,
         );
       }
-      const [keys, hash] = await Promise.all([resolveKeys(def.name, runtime), hashOf(runtime)]);
+      const { keys, hash } = await prepare(runtime);
       const seed = request.seed ?? randomInt();
       const task = await loadTask(request.split, index, runtime);
       const base = { task, ref: { split: request.split, index }, step: 0, seed, runtime };
@@ -231,8 +248,15 @@ export function defineEnvironment<Task, State, Config>(
   };
 }
 
+/** Random 32-bit integers drawn in blocks: one CSPRNG call per 256 sessions instead of one each. */
+const randomPool = new Uint32Array(256);
+let randomNext = randomPool.length;
 function randomInt(): number {
-  return crypto.getRandomValues(new Uint32Array(1))[0] ?? 0;
+  if (randomNext >= randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    randomNext = 0;
+  }
+  return randomPool[randomNext++] ?? 0;
 }
 
 /** A seed spread over 32 bits (murmur3's finaliser), so nearby seeds pick unrelated tasks. */

@@ -45,9 +45,11 @@ export async function openSession(
       ? new EdgegymError("session_expired", "the session token has expired; start a new session")
       : new EdgegymError("invalid_session", "the session token is not one this environment issued");
   }
-  const claims = SessionClaims.safeParse(opened.value);
-  if (!claims.success || claims.data.env !== env || claims.data.h !== contentHash) {
+  // The token authenticated under this environment's own key, so its claims are ones this kit sealed;
+  // the version, environment and content hash are what can still differ (an older deployment's token).
+  const claims = opened.value;
+  if (claims.v !== 1 || claims.env !== env || claims.h !== contentHash) {
     throw new EdgegymError("invalid_session", "the session token belongs to another environment or version");
   }
-  return claims.data;
+  return claims as SessionClaims;
 }
