@@ -54,91 +54,110 @@ export function evaluate(expression: string): Result<number> {
   if (!lexed.ok) return lexed;
   const tokens = lexed.value;
   if (tokens.length === 0) return { ok: false, error: "empty expression" };
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const isOp = (v: string) => {
-    const t = peek();
-    return t?.kind === "op" && t.value === v;
-  };
-  const startsOperand = (t: Token | undefined) => t !== undefined && (t.kind === "num" || t.value === "(");
-
-  const fail = (msg: string): never => {
-    throw new CalcError(msg);
-  };
-
-  const expr = (depth: number): number => {
-    if (depth > MAX_DEPTH) fail("expression is nested too deeply");
-    let v = term(depth);
-    while (isOp("+") || isOp("-")) {
-      const op = (tokens[pos++] as Token).value;
-      const r = term(depth);
-      v = op === "+" ? v + r : v - r;
-    }
-    return v;
-  };
-  const term = (depth: number): number => {
-    let v = unary(depth);
-    for (;;) {
-      if (isOp("*") || isOp("/") || isOp("//")) {
-        const op = (tokens[pos++] as Token).value;
-        const r = unary(depth);
-        if (op !== "*" && r === 0) fail("division by zero");
-        v = op === "*" ? v * r : op === "/" ? v / r : Math.floor(v / r);
-      } else if (isOp("%") && startsOperand(tokens[pos + 1])) {
-        pos++;
-        const r = unary(depth);
-        if (r === 0) fail("remainder by zero");
-        v %= r;
-      } else return v;
-    }
-  };
-  const unary = (depth: number): number => {
-    if (isOp("-") || isOp("+")) {
-      const op = (tokens[pos++] as Token).value;
-      if (depth > MAX_DEPTH) fail("expression is nested too deeply");
-      const v = unary(depth + 1);
-      return op === "-" ? -v : v;
-    }
-    return power(depth);
-  };
-  const power = (depth: number): number => {
-    const base = postfix(depth);
-    if (isOp("^")) {
-      pos++;
-      return base ** unary(depth + 1);
-    }
-    return base;
-  };
-  const postfix = (depth: number): number => {
-    let v = primary(depth);
-    while (isOp("%") && !startsOperand(tokens[pos + 1])) {
-      pos++;
-      v /= 100;
-    }
-    return v;
-  };
-  const primary = (depth: number): number => {
-    const t = tokens[pos++];
-    if (!t) return fail("expression ends too early");
-    if (t.kind === "num") return t.value;
-    if (t.value === "(") {
-      const v = expr(depth + 1);
-      if (!isOp(")")) fail("missing closing parenthesis");
-      pos++;
-      return v;
-    }
-    return fail(`unexpected "${t.value}"`);
-  };
-
+  const parser = new Parser(tokens);
   try {
-    const value = expr(0);
-    if (pos < tokens.length) return { ok: false, error: `unexpected "${(tokens[pos] as Token).value}"` };
+    const value = parser.expr(0);
+    if (parser.pos < tokens.length) {
+      return { ok: false, error: `unexpected "${(tokens[parser.pos] as Token).value}"` };
+    }
     if (!Number.isFinite(value)) return { ok: false, error: "result is not a finite number" };
     return { ok: true, value };
   } catch (e) {
     if (e instanceof CalcError) return { ok: false, error: e.message };
     throw e;
   }
+}
+
+/**
+ * The grammar, one method per precedence level. A class rather than closures inside `evaluate`:
+ * the TypeScript loaders and bundlers here keep function names, which costs a property definition
+ * per closure on every call.
+ */
+class Parser {
+  pos = 0;
+  constructor(private readonly tokens: Token[]) {}
+
+  private isOp(v: string): boolean {
+    const t = this.tokens[this.pos];
+    return t?.kind === "op" && t.value === v;
+  }
+
+  private startsOperand(t: Token | undefined): boolean {
+    return t !== undefined && (t.kind === "num" || t.value === "(");
+  }
+
+  expr(depth: number): number {
+    if (depth > MAX_DEPTH) fail("expression is nested too deeply");
+    let v = this.term(depth);
+    while (this.isOp("+") || this.isOp("-")) {
+      const op = (this.tokens[this.pos++] as Token).value;
+      const r = this.term(depth);
+      v = op === "+" ? v + r : v - r;
+    }
+    return v;
+  }
+
+  private term(depth: number): number {
+    let v = this.unary(depth);
+    for (;;) {
+      if (this.isOp("*") || this.isOp("/") || this.isOp("//")) {
+        const op = (this.tokens[this.pos++] as Token).value;
+        const r = this.unary(depth);
+        if (op !== "*" && r === 0) fail("division by zero");
+        v = op === "*" ? v * r : op === "/" ? v / r : Math.floor(v / r);
+      } else if (this.isOp("%") && this.startsOperand(this.tokens[this.pos + 1])) {
+        this.pos++;
+        const r = this.unary(depth);
+        if (r === 0) fail("remainder by zero");
+        v %= r;
+      } else return v;
+    }
+  }
+
+  private unary(depth: number): number {
+    if (this.isOp("-") || this.isOp("+")) {
+      const op = (this.tokens[this.pos++] as Token).value;
+      if (depth > MAX_DEPTH) fail("expression is nested too deeply");
+      const v = this.unary(depth + 1);
+      return op === "-" ? -v : v;
+    }
+    return this.power(depth);
+  }
+
+  private power(depth: number): number {
+    const base = this.postfix(depth);
+    if (this.isOp("^")) {
+      this.pos++;
+      return base ** this.unary(depth + 1);
+    }
+    return base;
+  }
+
+  private postfix(depth: number): number {
+    let v = this.primary(depth);
+    while (this.isOp("%") && !this.startsOperand(this.tokens[this.pos + 1])) {
+      this.pos++;
+      v /= 100;
+    }
+    return v;
+  }
+
+  private primary(depth: number): number {
+    const t = this.tokens[this.pos++];
+    if (!t) return fail("expression ends too early");
+    if (t.kind === "num") return t.value;
+    if (t.value === "(") {
+      const v = this.expr(depth + 1);
+      if (!this.isOp(")")) fail("missing closing parenthesis");
+      this.pos++;
+      return v;
+    }
+    return fail(`unexpected "${t.value}"`);
+  }
+}
+
+function fail(msg: string): never {
+  throw new CalcError(msg);
 }
 
 class CalcError extends Error {}

@@ -32,22 +32,20 @@ export async function runCall<Task, State>(
   call: ParsedCall,
   ctx: ToolContext<Task, State>,
 ): Promise<CallOutcome<State>> {
-  const fail = (name: string, content: string): CallOutcome<State> => ({
-    response: { id: call.id, name, content: `Error: ${content}` },
-    invalid: true,
-    rewards: {},
-    done: false,
-  });
-  if (!call.ok) return fail(call.name ?? "unknown", call.error);
+  if (!call.ok) return fail(call.id, call.name ?? "unknown", call.error);
   const name = def.toolAliases?.[call.name] ?? call.name;
   const tool = def.tools[name];
   if (!tool) {
-    return fail(call.name, `unknown tool "${call.name}"; available: ${Object.keys(def.tools).join(", ")}`);
+    return fail(
+      call.id,
+      call.name,
+      `unknown tool "${call.name}"; available: ${Object.keys(def.tools).join(", ")}`,
+    );
   }
   const args = tool.parameters.safeParse(call.arguments);
   if (!args.success) {
     const why = args.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
-    return fail(name, `invalid arguments for ${name}: ${why}`);
+    return fail(call.id, name, `invalid arguments for ${name}: ${why}`);
   }
   let out: Awaited<ReturnType<typeof tool.run>>;
   try {
@@ -74,4 +72,9 @@ export async function runCall<Task, State>(
     done: out.done ?? false,
     ...(out.info === undefined ? {} : { info: out.info }),
   };
+}
+
+/** An invalid call's outcome: the error as the tool's response. */
+function fail<State>(id: string, name: string, content: string): CallOutcome<State> {
+  return { response: { id, name, content: `Error: ${content}` }, invalid: true, rewards: {}, done: false };
 }
