@@ -4,6 +4,9 @@
  * that a one-liner), the environments' worker on the workerd binary, printing JSON. The load
  * generator runs in this process, so on a 2-core machine server and client share the CPU, as the
  * issue's targets assume. `in-process` is the kit alone, through `app.fetch` with no HTTP.
+ * The `ceiling-*` targets serve a trivial Hono app (a fixed small JSON for every POST) on the same
+ * hosts, at `--ceiling-concurrency` (the issue's 64): the most this machine does with HTTP, Hono and
+ * the generator at all, which bounds every environment figure.
  * `--target`, `--concurrency` and `--seconds` narrow a run.
  */
 import { spawn } from "node:child_process";
@@ -20,20 +23,26 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "4" },
     concurrency: { type: "string", default: "1,16,64,256" },
-    target: { type: "string", default: "in-process,node,node-cluster,workerd" },
+    target: {
+      type: "string",
+      default: "in-process,node,node-cluster,workerd,ceiling-node,ceiling-node-cluster,ceiling-workerd",
+    },
+    "ceiling-concurrency": { type: "string", default: "64" },
   },
 });
 const durationMs = Number(values.seconds) * 1000;
 const levels = values.concurrency.split(",").map(Number);
+const ceilingLevels = values["ceiling-concurrency"].split(",").map(Number);
 const targets = values.target.split(",");
 
 /** The Node host in its own process(es): `workers` > 1 is a node:cluster sharing one port. */
-async function startNode(bindings: Record<string, string>, workers: number) {
+async function startNode(bindings: Record<string, string>, workers: number, app: "envs" | "trivial") {
   const child = spawn(process.execPath, ["--import", "tsx", resolve(import.meta.dirname, "node-host.ts")], {
     env: {
       ...process.env,
       EDGEGYM_BENCH_BINDINGS: JSON.stringify(bindings),
       EDGEGYM_BENCH_WORKERS: String(workers),
+      EDGEGYM_BENCH_APP: app,
       NODE_ENV: "production",
     },
     stdio: ["ignore", "pipe", "inherit"],
@@ -45,9 +54,9 @@ async function startNode(bindings: Record<string, string>, workers: number) {
   return { origin: `http://127.0.0.1:${port}`, pids, stop: () => child.kill("SIGTERM") };
 }
 
-async function measure(origin: string, pids: readonly number[]): Promise<LoadResult[]> {
+async function measure(origin: string, pids: readonly number[], at: number[]): Promise<LoadResult[]> {
   const out: LoadResult[] = [];
-  for (const c of levels) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pids));
+  for (const c of at) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pids));
   return out;
 }
 
@@ -61,15 +70,17 @@ const report: Record<string, unknown> = {
 };
 if (targets.includes("in-process")) report["in-process"] = await runInProcess(bindings, durationMs);
 for (const target of targets.filter((t) => t !== "in-process")) {
+  const ceiling = target.startsWith("ceiling-");
+  const host = target.replace(/^ceiling-/, "");
   // The environments' own worker entry: the hub in front of it (wrangler's main) is not what this measures.
-  const host =
-    target === "workerd"
-      ? await startWorkerd(bindings, "environments/worker.ts")
-      : await startNode(bindings, target === "node-cluster" ? cpus().length : 1);
+  const server =
+    host === "workerd"
+      ? await startWorkerd(bindings, ceiling ? "tests/bench/trivial-app.ts" : "environments/worker.ts")
+      : await startNode(bindings, host === "node-cluster" ? cpus().length : 1, ceiling ? "trivial" : "envs");
   try {
-    report[target] = await measure(host.origin, host.pids);
+    report[target] = await measure(server.origin, server.pids, ceiling ? ceilingLevels : levels);
   } finally {
-    host.stop();
+    server.stop();
   }
 }
 console.log(JSON.stringify(report, null, 2));

@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, extname, join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -18,13 +18,24 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * wrangler.toml's compatibility date and flags: the bundle is built for them (nodejs_compat gives it
+ * `Buffer` and `node:` modules), so workerd must run it under the same ones.
+ */
+function compatibility(): { date: string; flags: string[] } {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1] ?? "2026-10-01";
+  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
+  return { date, flags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string) };
+}
+
 const capnpString = (s: string) => JSON.stringify(s);
 
-/** Every module wrangler wrote: the entry first, then wasm, data and extra JS chunks it references. */
-function modules(dir: string): string {
+/** Every module wrangler wrote (`main` is the entry's, named after its source file): the entry first, then wasm, data and extra JS chunks it references. */
+function modules(dir: string, main: string): string {
   const kind = (f: string) => (f.endsWith(".wasm") ? "wasm" : /\.m?js$/.test(f) ? "esModule" : "data");
-  const files = readdirSync(dir).filter((f) => f !== "worker.js" && f !== "README.md" && !f.endsWith(".map"));
-  return ["worker.js", ...files]
+  const files = readdirSync(dir).filter((f) => f !== main && f !== "README.md" && !f.endsWith(".map"));
+  return [main, ...files]
     .map((f) => `(name = ${capnpString(f)}, ${kind(f)} = embed ${capnpString(f)})`)
     .join(", ");
 }
@@ -49,6 +60,7 @@ export async function startWorkerd(
     },
   );
   const port = await freePort();
+  const compat = compatibility();
   const texts = Object.entries(bindings)
     .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
     .join(", ");
@@ -60,8 +72,9 @@ const config :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
-  modules = [${modules(dir)}],
-  compatibilityDate = "2026-10-01",
+  modules = [${modules(dir, `${basename(entry ?? "worker.ts", extname(entry ?? "worker.ts"))}.js`)}],
+  compatibilityDate = ${capnpString(compat.date)},
+  compatibilityFlags = [${compat.flags.map(capnpString).join(", ")}],
   bindings = [${texts}],
 );
 `,
@@ -73,12 +86,13 @@ const worker :Workerd.Worker = (
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     try {
-      if ((await fetch(`${origin}/envs`)).ok)
-        return {
-          origin,
-          pids: child.pid === undefined ? [] : [child.pid],
-          stop: () => child.kill("SIGTERM"),
-        };
+      // Any answer means workerd is serving (the ceiling app has no GET route).
+      await (await fetch(`${origin}/envs`)).arrayBuffer();
+      return {
+        origin,
+        pids: child.pid === undefined ? [] : [child.pid],
+        stop: () => child.kill("SIGTERM"),
+      };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
