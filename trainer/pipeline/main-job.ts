@@ -1,5 +1,5 @@
 import { appendFile, cp, mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
 import { writeReport } from "../report/report.js";
@@ -8,7 +8,7 @@ import { loadPolicy, type RunIO, startBackend } from "../train/session.js";
 import { runSft } from "../train/sft-run.js";
 import { type Hub, runHubEval } from "./hub-eval.js";
 import { type EvalDone, type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
-import type { Recipe } from "./recipe.js";
+import { baseDir, type Recipe } from "./recipe.js";
 
 /** Thrown from a progress callback to stop the trainer between iterations (Ctrl-C). */
 export class Interrupted extends Error {}
@@ -83,8 +83,11 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
       const t0 = performance.now();
       const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
       if (stage.kind === "sft") {
-        io.log(`stage sft: ${recipe.sft.episodes} expert demos from ${env}, ${recipe.sft.epochs} epochs`);
-        const sft = await runSft({ ...recipe.sft, env, out: stage.out }, io, (e, total, m) => {
+        io.log(
+          `stage sft: ${recipe.sft.episodes} expert demos from ${env}, ${recipe.sft.epochs} epochs, from ${recipe.base ?? "a fresh model"}`,
+        );
+        const init = recipe.base === undefined ? {} : { init: resolve(baseDir(), recipe.base) };
+        const sft = await runSft({ ...recipe.sft, ...init, env, out: stage.out }, io, (e, total, m) => {
           opts.progress("sft", e, total, m);
           stopIfAsked();
         });

@@ -1,8 +1,8 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { HubAggregate } from "./hub-eval.js";
 import type { Recipe } from "./recipe.js";
 
 /** A finished hub evaluation of one policy. */
@@ -10,7 +10,7 @@ const EvalDone = z.object({
   runId: z.string(),
   model: z.string(),
   checkpoint: z.string(),
-  aggregate: HubAggregate,
+  aggregate: EvalAggregate,
   seconds: z.number(),
 });
 export type EvalDone = z.infer<typeof EvalDone>;

@@ -70,6 +70,10 @@ describe("recipes", () => {
     expect(algo.ok).toBe(false);
     if (!algo.ok) expect(algo.error).toContain("rl.algorithm");
     const dir = await mkdtemp(join(tmpdir(), "edgegym-recipe-"));
+    await writeFile(join(dir, "no-base.json"), JSON.stringify({ ...base, base: "recipes/checkpoints/none" }));
+    const noBase = await loadRecipe(join(dir, "no-base.json"));
+    expect(noBase.ok).toBe(false);
+    if (!noBase.ok) expect(noBase.error).toContain("base checkpoint recipes/checkpoints/none not found");
     await writeFile(join(dir, "broken.json"), "{");
     const broken = await loadRecipe(join(dir, "broken.json"));
     expect(broken.ok).toBe(false);

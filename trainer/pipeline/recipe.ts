@@ -1,6 +1,7 @@
-import { readdir, readFile } from "node:fs/promises";
+import { access, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { EnvRef } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { TrainConfig } from "../train/config.js";
 import { SftConfig } from "../train/sft-config.js";
@@ -21,7 +22,13 @@ export const Recipe = z.object({
   /** One line saying what the recipe shows. */
   description: z.string(),
   /** The hub env as `owner/name@version`; the pipeline trains on `hub://<env>`. */
-  env: z.string().regex(/^[a-z0-9-]{1,64}\/[a-z0-9-]{1,64}@[0-9A-Za-z.+-]{1,128}$/, "owner/name@version"),
+  env: EnvRef,
+  /**
+   * A checkpoint folder, relative to the repository, that the SFT stage continues from instead of a
+   * fresh model: a longer SFT run of the project's own, committed with the command that made it (see
+   * its README). Unset: SFT starts from a fresh model of `sft.model`'s shape.
+   */
+  base: z.string().optional(),
   /** `edgegym sft` fields (model shape, demo count, epochs, ...). */
   sft: SftConfig.omit(OWNED).strict().default(SftConfig.omit(OWNED).parse({})),
   /** `edgegym train` fields (algorithm, iterations, group size, ...). */
@@ -81,5 +88,21 @@ export async function loadRecipe(
     return err(`${file} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
   const recipe = parseRecipe(json, file);
-  return recipe.ok ? ok({ name, recipe: recipe.value }) : recipe;
+  if (!recipe.ok) return recipe;
+  const base = recipe.value.base;
+  if (base !== undefined && !(await exists(resolve(baseDir(), base, "config.json"))))
+    return err(`${file}: base checkpoint ${base} not found (no config.json in it)`);
+  return ok({ name, recipe: recipe.value });
+}
+
+/** The folder a recipe's `base` is relative to: the repository root. */
+export function baseDir(): string {
+  return resolve(RECIPES_DIR, "..");
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -35,8 +35,8 @@ export async function runEval(
       const created = await HubEvalRun.create(hub.url, hub.token, {
         env: target,
         split: config.split,
-        indices: tasks,
-        model: config.policy.startsWith("openai:") ? config.model : config.policy,
+        tasks: { indices: tasks },
+        model: { name: config.policy.startsWith("openai:") ? config.model : config.policy },
       });
       if (!created.ok) return created;
       run = created.value;

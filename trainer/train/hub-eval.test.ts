@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
+import { CreateEval, type EvalRun } from "../../shared/evals.js";
 import { err } from "../../shared/result.js";
 import { formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
@@ -35,10 +36,28 @@ async function fakeHub() {
     seen.auth.push(c.req.header("authorization"));
     await next();
   });
+  // The run as the hub's API returns it (shared/evals.ts), with only what this test varies.
+  const runView = (over: Partial<EvalRun>): EvalRun => ({
+    id: "run_1",
+    team: "acme",
+    env: "calculator",
+    version: "1.0.0",
+    contentHash: "sha256:0",
+    split: "test",
+    tasks: [0, 1, 2],
+    model: { name: "m" },
+    public: false,
+    status: "running",
+    aggregate: null,
+    createdAt: "2026-11-22T00:00:00Z",
+    finishedAt: null,
+    ...over,
+  });
   app.post("/v1/evals", async (c) => {
-    const body = (await c.req.json()) as { env: string; tasks: { indices: number[] } };
+    const body = CreateEval.parse(await c.req.json());
     expect(body.env).toBe("acme/calculator@1.0.0");
-    return c.json({ id: "run_1", tasks: body.tasks.indices }, 201);
+    const tasks = "indices" in body.tasks ? body.tasks.indices : [];
+    return c.json(runView({ tasks, model: body.model }), 201);
   });
   app.post("/v1/evals/run_1/sessions", async (c) => {
     const { index } = (await c.req.json()) as { index: number };
@@ -51,10 +70,20 @@ async function fakeHub() {
     return c.json({ results: episodes.map((e) => ({ episodeId: e.episodeId, ok: true })) });
   });
   app.post("/v1/evals/run_1/finish", (c) =>
-    c.json({
-      id: "run_1",
-      aggregate: { n: 3, verified: seen.receipts.length, successRate: 0, meanReturn: 0 },
-    }),
+    c.json(
+      runView({
+        status: "finished",
+        aggregate: {
+          n: 3,
+          verified: seen.receipts.length,
+          successRate: 0,
+          meanReturn: 0,
+          stderr: 0,
+          meanSteps: 1,
+        },
+        finishedAt: "2026-11-22T00:00:01Z",
+      }),
+    ),
   );
   app.all("/v1/envs/acme/*", async (c) => {
     const op = new URL(c.req.url).pathname.split("/calculator@1.0.0/v1/")[1];

@@ -1,28 +1,17 @@
 import { request } from "undici";
-import { z } from "zod";
+import type { z } from "zod";
 import { Problem } from "../../shared/errors.js";
+import {
+  type CreateEval,
+  EpisodeResults,
+  type EvalAggregate,
+  EvalRun,
+  MAX_EPISODE_BATCH,
+} from "../../shared/evals.js";
 import { SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import type { InfraFailure } from "../client/env-client.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
-
-const RunCreated = z.object({ id: z.string(), tasks: z.array(z.number()) }).loose();
-const Aggregate = z
-  .object({ n: z.number(), verified: z.number(), successRate: z.number(), meanReturn: z.number() })
-  .loose();
-const RunFinished = z.object({ id: z.string(), aggregate: Aggregate.nullable() }).loose();
-const Uploaded = z.object({
-  results: z.array(
-    z.union([
-      z.object({ episodeId: z.string(), ok: z.literal(true) }),
-      z.object({ episodeId: z.string(), ok: z.literal(false), error: Problem }),
-    ]),
-  ),
-});
-export type HubAggregate = z.infer<typeof Aggregate>;
-
-/** Most receipts per upload request (the hub's limit). */
-const UPLOAD_BATCH = 256;
 
 /**
  * A hub evaluation run (`edgegym eval --upload`): the hub fixes the task set, issues each task's
@@ -35,18 +24,9 @@ export class HubEvalRun {
     readonly id: string,
   ) {}
 
-  /** POST /v1/evals for `env` (`owner/name@version`) over the given task indices. */
-  static async create(
-    hub: string,
-    token: string | undefined,
-    body: { env: string; split: string; indices: number[]; model: string },
-  ): Promise<Result<HubEvalRun>> {
-    const created = await call(hub, token, "/v1/evals", RunCreated, {
-      env: body.env,
-      split: body.split,
-      tasks: { indices: body.indices },
-      model: { name: body.model },
-    });
+  /** POST /v1/evals: the run over the body's env (`owner/name@version`), split and tasks. */
+  static async create(hub: string, token: string | undefined, body: CreateEval): Promise<Result<HubEvalRun>> {
+    const created = await call(hub, token, "/v1/evals", EvalRun, body);
     return created.ok ? ok(new HubEvalRun(hub, token, created.value.id)) : err(created.error);
   }
 
@@ -68,9 +48,9 @@ export class HubEvalRun {
     });
     let accepted = 0;
     let rejected = 0;
-    for (let from = 0; from < episodes.length; from += UPLOAD_BATCH) {
-      const r = await call(this.hub, this.token, `/v1/evals/${this.id}/episodes`, Uploaded, {
-        episodes: episodes.slice(from, from + UPLOAD_BATCH),
+    for (let from = 0; from < episodes.length; from += MAX_EPISODE_BATCH) {
+      const r = await call(this.hub, this.token, `/v1/evals/${this.id}/episodes`, EpisodeResults, {
+        episodes: episodes.slice(from, from + MAX_EPISODE_BATCH),
       });
       if (!r.ok) return r;
       for (const item of r.value.results) item.ok ? accepted++ : rejected++;
@@ -79,8 +59,8 @@ export class HubEvalRun {
   }
 
   /** Closes the run; the hub's aggregate counts tasks without a verified episode as failures. */
-  async finish(): Promise<Result<HubAggregate | null>> {
-    const r = await call(this.hub, this.token, `/v1/evals/${this.id}/finish`, RunFinished, {});
+  async finish(): Promise<Result<EvalAggregate | null>> {
+    const r = await call(this.hub, this.token, `/v1/evals/${this.id}/finish`, EvalRun, {});
     return r.ok ? ok(r.value.aggregate) : r;
   }
 }
