@@ -1,11 +1,20 @@
-/** Node's Buffer when the runtime has one (much faster than `btoa` on Node); absent on plain Workers. */
+/** Node's Buffer, whose encoders are native and much faster than `btoa` on Node. */
 type NodeBytes = Uint8Array & { toString(encoding: string): string };
 type BufferLike = {
   from(data: string, encoding: string): NodeBytes;
   from(buffer: ArrayBufferLike, byteOffset: number, length: number): NodeBytes;
   isBuffer(value: unknown): boolean;
 };
-const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+/** The ES2026 built-ins (workerd has them, Node 22 not yet): native, and cheaper than workerd's `Buffer`. */
+type NativeBase64 = {
+  fromBase64(text: string, options: { alphabet: "base64url" }): Uint8Array;
+};
+type NativeBytes = Uint8Array & { toBase64(options: { alphabet: "base64url"; omitPadding: true }): string };
+
+const g = globalThis as { Buffer?: BufferLike; navigator?: { userAgent?: string } };
+/** Only Node's own Buffer: on workerd `Buffer` is a compatibility layer over slower JavaScript. */
+const NodeBuffer = g.navigator?.userAgent?.startsWith("Node.js") ? g.Buffer : undefined;
+const native = typeof (Uint8Array as unknown as Partial<NativeBase64>).fromBase64 === "function";
 
 /** Base64url without padding (RFC 4648 §5), the alphabet of JOSE. */
 export function toBase64Url(bytes: Uint8Array): string {
@@ -16,6 +25,7 @@ export function toBase64Url(bytes: Uint8Array): string {
       : NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     return view.toString("base64url");
   }
+  if (native) return (bytes as NativeBytes).toBase64({ alphabet: "base64url", omitPadding: true });
   let s = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -29,6 +39,7 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 export function fromBase64Url(text: string): Uint8Array {
   if (!BASE64URL.test(text)) throw new Error("not base64url");
   if (NodeBuffer) return NodeBuffer.from(text, "base64url");
+  if (native) return (Uint8Array as unknown as NativeBase64).fromBase64(text, { alphabet: "base64url" });
   const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
