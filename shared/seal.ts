@@ -75,6 +75,8 @@ async function encrypt(key: SealKey, plaintext: string): Promise<string> {
     c.final();
     return `${HEADER}..${toBase64Url(iv)}.${toBase64Url(data)}.${toBase64Url(c.getAuthTag())}`;
   }
+  // The IV is a view into the shared pool, which a later draw may refill during the awaits below.
+  const ivText = toBase64Url(iv);
   const sealed = new Uint8Array(
     await crypto.subtle.encrypt(
       { name: "AES-GCM", iv: iv.slice(), additionalData: AAD },
@@ -83,7 +85,7 @@ async function encrypt(key: SealKey, plaintext: string): Promise<string> {
     ),
   );
   const cut = sealed.length - TAG_BYTES;
-  return `${HEADER}..${toBase64Url(iv)}.${toBase64Url(sealed.subarray(0, cut))}.${toBase64Url(sealed.subarray(cut))}`;
+  return `${HEADER}..${ivText}.${toBase64Url(sealed.subarray(0, cut))}.${toBase64Url(sealed.subarray(cut))}`;
 }
 
 /** The plaintext, or throws when the tag does not authenticate. */
