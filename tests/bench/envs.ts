@@ -7,7 +7,7 @@
  * The `ceiling-*` targets serve a trivial Hono app (a fixed small JSON for every POST) on the same
  * hosts, at `--ceiling-concurrency` (the issue's 64): the most this machine does with HTTP, Hono and
  * the generator at all, which bounds every environment figure.
- * `--target`, `--concurrency` and `--seconds` narrow a run.
+ * `--target`, `--concurrency`, `--seconds` and `--warmup` narrow a run.
  */
 import { spawn } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -28,9 +28,12 @@ const { values } = parseArgs({
       default: "in-process,node,node-cluster,workerd,ceiling-node,ceiling-node-cluster,ceiling-workerd",
     },
     "ceiling-concurrency": { type: "string", default: "64" },
+    /** Load before the first measured level, so the figures are a warm server's, not V8 compiling. */
+    warmup: { type: "string", default: "5" },
   },
 });
 const durationMs = Number(values.seconds) * 1000;
+const warmupMs = Number(values.warmup) * 1000;
 const levels = values.concurrency.split(",").map(Number);
 const ceilingLevels = values["ceiling-concurrency"].split(",").map(Number);
 const targets = values.target.split(",");
@@ -55,6 +58,7 @@ async function startNode(bindings: Record<string, string>, workers: number, app:
 }
 
 async function measure(origin: string, pids: readonly number[], at: number[]): Promise<LoadResult[]> {
+  if (warmupMs > 0) await runLoad(`${origin}/envs/calculator`, 16, warmupMs, [], 0);
   const out: LoadResult[] = [];
   for (const c of at) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pids));
   return out;
@@ -65,10 +69,12 @@ const report: Record<string, unknown> = {
   benchmark: "calculator episodes (session + expert steps), steps/s and step latency",
   cpus: cpus().length,
   secondsPerLevel: durationMs / 1000,
+  /** Each server (and the in-process kit) ran this long under load before the first measurement. */
+  warmupSeconds: warmupMs / 1000,
   /** Other load on the machine skews every figure but serverCpuMicrosPerStep. */
   loadAverageAtStart: loadavg()[0],
 };
-if (targets.includes("in-process")) report["in-process"] = await runInProcess(bindings, durationMs);
+if (targets.includes("in-process")) report["in-process"] = await runInProcess(bindings, durationMs, warmupMs);
 for (const target of targets.filter((t) => t !== "in-process")) {
   const ceiling = target.startsWith("ceiling-");
   const host = target.replace(/^ceiling-/, "");

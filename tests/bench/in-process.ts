@@ -5,7 +5,7 @@ import { ACTIONS } from "./load.js";
  * Calculator episodes through `app.fetch` with no HTTP at all, one at a time, as the trainer's
  * in-process runs do: the kit's own cost per step, as wall time and as this process's CPU time.
  */
-export async function runInProcess(bindings: Record<string, string>, durationMs: number) {
+export async function runInProcess(bindings: Record<string, string>, durationMs: number, warmupMs = 3000) {
   const app = createEnvironmentsHost();
   const post = async (path: string, body: unknown) => {
     const res = await app.fetch(
@@ -21,7 +21,8 @@ export async function runInProcess(bindings: Record<string, string>, durationMs:
       session = (await post("/v1/step", { session, action: { content } })).session;
     return ep.actions.length;
   };
-  for (let i = 0; i < 300; i++) await episode(i);
+  // Until V8 has compiled the hot paths: CPU per step is otherwise mostly the compiler's.
+  for (let i = 0, t = performance.now(); performance.now() - t < warmupMs; i++) await episode(i);
   let steps = 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
