@@ -1,6 +1,7 @@
 import { calculator, calculatorGsm8k } from "./calculator/index.js";
 import { code, codeGsm8k } from "./code/index.js";
 import type { Environment } from "./kit/index.js";
+import { lookup } from "./lookup/index.js";
 import { search, searchHotpotqa, searchMusique } from "./search/index.js";
 import { webshop, webshopReal, webshopRealHuman } from "./webshop/index.js";
 
@@ -16,6 +17,7 @@ export const builtinEnvironments: readonly Environment[] = [
   search,
   searchHotpotqa,
   searchMusique,
+  lookup,
 ];
 
 export function findBuiltin(name: string): Environment | undefined {

@@ -2,7 +2,7 @@
  * Learning probe: prints greedy test success after SFT, after GRPO and after StepPO on the tiny
  * `lookup` task, one JSON line per phase (see `learning.ts`).
  *
- *   npx tsx trainer/train/learning-probe.ts [--backend wasm|cpu] [--sft 150] [--iterations 40] [--lr 5e-4] [--epochs 2]
+ *   npx tsx trainer/train/learning-probe.ts [--backend wasm|cpu] [--sft 250] [--sft-lr 5e-3] [--iterations 60] [--lr 1e-3] [--epochs 2]
  */
 import { parseArgs } from "node:util";
 import { initBackend, isBackendName } from "../backend/backend.js";
@@ -12,6 +12,7 @@ const { values } = parseArgs({
   options: {
     backend: { type: "string", default: "wasm" },
     sft: { type: "string", default: String(DEFAULT_PROBE.sftSteps) },
+    "sft-lr": { type: "string", default: String(DEFAULT_PROBE.sftLr) },
     iterations: { type: "string", default: String(DEFAULT_PROBE.iterations) },
     lr: { type: "string", default: String(DEFAULT_PROBE.lr) },
     epochs: { type: "string", default: String(DEFAULT_PROBE.ppoEpochs) },
@@ -26,6 +27,7 @@ if (!backend.ok) {
 await learningProbe(
   {
     sftSteps: Number(values.sft),
+    sftLr: Number(values["sft-lr"]),
     iterations: Number(values.iterations),
     lr: Number(values.lr),
     ppoEpochs: Number(values.epochs),

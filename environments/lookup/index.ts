@@ -1,18 +1,23 @@
 import { z } from "zod";
-import { defineEnvironment } from "../../environments/kit/index.js";
+import { defineEnvironment } from "../kit/index.js";
 
-/** The hidden function the `lookup` tool computes; the policy only sees its results. */
-const secret = (x: number) => x + 17;
+/** The hidden function the `f` tool computes; the policy only sees its results. */
+export const secret = (x: number) => x + 17;
+
+/** Short on purpose: the learning test's policy has a context of 64 byte tokens. */
+const SYSTEM = "Use f(x), answer =f(x).";
 
 /** A lookup task: the number to look up (test indices walk the same 90 numbers from another offset). */
-type LookupTask = { x: number };
+export type LookupTask = { x: number };
 
 /**
- * A deliberately tiny two-step tool task for the trainer's learning probe (learning-probe.ts): the user gives `x=37`,
- * the agent must call the tool with the text action `f37`, read the result and answer `=54`. Short
- * enough for a 1-layer byte-level policy to learn on two CPU cores in seconds.
+ * A deliberately tiny two-step tool task, the built-in task of the trainer's learning test
+ * (trainer/train/learning.ts): the user gives `x=37`, the agent calls the tool, here with the short
+ * text action `f37` (a Hermes or OpenAI call works too), reads the result and answers `=54`. Short
+ * enough for a 1-layer byte-level policy to learn on two CPU cores in seconds. Any change to the tasks,
+ * the observations or the expert changes the learning test's figures.
  */
-export const lookupEnv = defineEnvironment<LookupTask, Record<string, never>, Record<string, never>>({
+export const lookup = defineEnvironment<LookupTask, Record<string, never>, Record<string, never>>({
   name: "lookup",
   version: "1.0.0",
   description: "Look a number up with the f tool and answer =<result>.",
@@ -33,7 +38,10 @@ export const lookupEnv = defineEnvironment<LookupTask, Record<string, never>, Re
   reward: { min: 0, max: 1 },
   config: {},
   initialState: () => ({}),
-  firstObservation: ({ task }) => [{ role: "user", content: `x=${task.x}` }],
+  firstObservation: ({ task }) => [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: `x=${task.x}` },
+  ],
   textAction: (content) => {
     const m = /^f(\d+)$/.exec(content.trim());
     return m ? [{ name: "f", arguments: { x: Number(m[1]) } }] : undefined;
