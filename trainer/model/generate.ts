@@ -54,12 +54,7 @@ function prefill(
   });
   const out = tf.tidy(() => {
     const n = prompts.length;
-    const pos = tf.tensor1d(positions, "int32");
-    const rows = (t: tf.Tensor) => tf.reshape(tf.gather(t, pos), [n, length, -1]);
-    const rope = {
-      q: { cos: rows(r.q.cos), sin: rows(r.q.sin) },
-      k: { cos: rows(r.k.cos), sin: rows(r.k.sin) },
-    };
+    const rope = ropeRows(r, positions, length);
     const mask = prefixMask(pads, length);
     let h = tf.gather(w.embed, tf.tensor1d(ids, "int32")) as tf.Tensor2D;
     const cache: Cache = { k: [], v: [] };
@@ -191,10 +186,15 @@ export async function generate(
   });
   const proj = tf.tidy(() => w.layers.map((l) => projections(l, r)) as never) as Projections[];
   const pre = prefill(w, c, r, proj, uniquePrompts);
-  let cache = selectRows(pre.cache, rowOf);
-  disposeCache(pre.cache);
-  let logits = tf.tidy(() => tf.gather(pre.logits, rowOf));
-  pre.logits.dispose();
+  // Copy the rows of repeated prompts (a GRPO group); with every prompt distinct there is nothing to
+  // copy, and a gather of the whole cache is not cheap on tfjs-wasm.
+  const distinct = uniquePrompts.length === prompts.length;
+  let cache = distinct ? pre.cache : selectRows(pre.cache, rowOf);
+  let logits = distinct ? pre.logits : tf.tidy(() => tf.gather(pre.logits, rowOf));
+  if (!distinct) {
+    disposeCache(pre.cache);
+    pre.logits.dispose();
+  }
   let live = prompts.map((_, i) => i);
   let pads = rowOf.map((u) => pre.pads[u] as number);
   const width = longest;

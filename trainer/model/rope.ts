@@ -81,16 +81,25 @@ export function ropePrefix(r: RopeTables, t: number): { q: RopePair; k: RopePair
   return { q: rows(r.q), k: rows(r.k) };
 }
 
-/** `[positions.length, 1, width]` tables for one position per row (decoding). */
-export function ropeRows(r: RopeTables, positions: readonly number[]): { q: RopePair; k: RopePair } {
+/**
+ * `[positions.length / length, length, width]` tables: one position per token, `length` tokens per row
+ * (1 when decoding, the padded prompt length when prefilling). Copied from the host tables, which is
+ * far cheaper than a gather kernel on tfjs-wasm.
+ */
+export function ropeRows(
+  r: RopeTables,
+  positions: ArrayLike<number>,
+  length = 1,
+): { q: RopePair; k: RopePair } {
   const rows = (t: HostTable): RopePair => {
     const cos = new Float32Array(positions.length * t.width);
     const sin = new Float32Array(positions.length * t.width);
-    positions.forEach((p, i) => {
+    for (let i = 0; i < positions.length; i++) {
+      const p = positions[i] as number;
       cos.set(t.cos.subarray(p * t.width, (p + 1) * t.width), i * t.width);
       sin.set(t.sin.subarray(p * t.width, (p + 1) * t.width), i * t.width);
-    });
-    const shape: [number, number, number] = [positions.length, 1, t.width];
+    }
+    const shape: [number, number, number] = [positions.length / length, length, t.width];
     return { cos: tf.tensor3d(cos, shape), sin: tf.tensor3d(sin, shape) };
   };
   return { q: rows(r.host.q), k: rows(r.host.k) };
