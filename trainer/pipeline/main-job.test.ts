@@ -1,8 +1,9 @@
-import { mkdtemp, stat } from "node:fs/promises";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ByteTokenizer, createModel, initBackend, saveCheckpoint } from "../policy/index.js";
 import { beforeAfter } from "./before-after.js";
 import { type LocalHub, startLocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
@@ -148,4 +149,41 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect(state.value.failure?.error).toContain("no-such-env");
     expect(state.value.sft).toBeUndefined();
   }, 60_000);
+
+  it("a recipe's base checkpoint is where its SFT stage starts", async () => {
+    // The base is 24 wide while the recipe's fresh-model shape is 16: the SFT result's width says which ran.
+    await initBackend("cpu");
+    const made = createModel(
+      { dModel: 24, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 384 },
+      { seed: 1 },
+    );
+    if (!made.ok) throw new Error(made.error);
+    const baseDir = await mkdtemp(join(tmpdir(), "edgegym-base-"));
+    const saved = await saveCheckpoint(baseDir, {
+      model: made.value,
+      tokenizer: new ByteTokenizer(),
+      meta: { step: 0, kind: "sft" },
+    });
+    if (!saved.ok) throw new Error(saved.error);
+    const withBase = parseRecipe({ ...recipe, base: baseDir });
+    if (!withBase.ok) throw new Error(withBase.error);
+    const controller = new AbortController();
+    const log: string[] = [];
+    const ran = await runMainJob({
+      name: "based",
+      recipe: withBase.value,
+      runDir: await mkdtemp(join(tmpdir(), "edgegym-main-job-")),
+      hub,
+      fresh: false,
+      log: (l) => log.push(l),
+      signal: controller.signal,
+      // Stop at the first RL iteration: only the SFT stage matters here.
+      progress: (stage) => stage === "grpo" && controller.abort(),
+    });
+    if (!ran.ok) throw new Error(ran.error);
+    expect(log.some((l) => l.startsWith("stage sft:") && l.endsWith(`from ${baseDir}`))).toBe(true);
+    const sft = ran.value.state.sft?.checkpoint ?? "";
+    const config = JSON.parse(await readFile(join(sft, "config.json"), "utf8")) as { hidden_size: number };
+    expect(config.hidden_size).toBe(24);
+  }, 120_000);
 });
