@@ -1,5 +1,5 @@
-import * as tf from "@tensorflow/tfjs-core";
 import { err, ok, type Result } from "../../shared/result.js";
+import { createAdam } from "../policy/optimizer-step.js";
 import type { Checkpoint } from "../policy/types.js";
 import { writeReport } from "../report/report.js";
 import { runRollouts } from "../rollout/loop.js";
@@ -50,7 +50,7 @@ export async function runTraining(
   const optimizer =
     resumed?.optimizer && resumed.meta.algorithm === config.algorithm
       ? resumed.optimizer
-      : tf.train.adam(config.lr);
+      : createAdam({ learningRate: config.lr });
   const ref = config.klCoef > 0 ? frozenCopy(model, config.seed) : undefined;
   if (ref && !ref.ok) return ref;
   const reference = ref?.value;

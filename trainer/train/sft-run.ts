@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../environments/kit/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { clipGradNorm } from "../algos/index.js";
+import { createAdam } from "../policy/optimizer-step.js";
 import type { PolicyModel } from "../policy/types.js";
 import { collectDemos } from "../rollout/demos.js";
 import { maskedNll, type SftBatch } from "../sft/sft-step.js";
@@ -53,7 +54,7 @@ export async function runSft(
   if (rows.length === 0) return err("no usable demonstrations");
   io.log(`sft rows: ${rows.length} (${rows.reduce((a, r) => a + r.tokens.length, 0)} tokens)`);
 
-  const optimizer = policy.value.checkpoint?.optimizer ?? tf.train.adam(config.lr);
+  const optimizer = policy.value.checkpoint?.optimizer ?? createAdam({ learningRate: config.lr });
   const order = rows.map((_, i) => i);
   const shuffle = rng(config.seed);
   let last: Record<string, number> = {};
