@@ -1,6 +1,10 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { describe, expect, it } from "vitest";
+import { runImport } from "../../environments/data/import-command.js";
 import { EnvClient } from "./env-client.js";
 import { resolveEnv } from "./resolve-env.js";
 
@@ -13,6 +17,26 @@ describe("resolveEnv", () => {
     expect(manifest.ok && manifest.value.name).toBe("calculator");
     const start = await client.reset({ split: "test", index: 3 });
     expect(start.ok && start.value.task).toEqual({ split: "test", index: 3 });
+  });
+
+  it("serves a dataset-backed built-in from the local file that npm run data imports into", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-local-data-"));
+    const rows = [
+      { question: "Ann has 2 pens and buys 3. How many?", answer: "She has <<2+3=5>>5.\n#### 5" },
+      { question: "Ben has 9 cards and gives 4 away. How many?", answer: "<<9-4=5>>5 left.\n#### 5" },
+    ];
+    await writeFile(join(dir, "train.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n"));
+    const file = join(dir, "data.db");
+    const imported = await runImport({ kind: "gsm8k", path: join(dir, "train.jsonl"), db: file });
+    if (!imported.ok) throw new Error(imported.error);
+    const transport = await resolveEnv("local:calculator-gsm8k", {
+      connections: 1,
+      env: { EDGEGYM_DATA_DB: file },
+    });
+    if (!transport.ok) throw new Error(transport.error);
+    const manifest = await new EnvClient(transport.value).manifest();
+    if (!manifest.ok) throw new Error(manifest.error.detail);
+    expect(manifest.value.splits.train).toBe(2);
   });
 
   it("rejects an unknown built-in and an unknown form", async () => {

@@ -107,14 +107,17 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
 - Every run is \`npm start -- --recipe <name>\` on this machine's two CPU cores, shared with other jobs
   (the stage timings below vary with that load); the tfjs backend was wasm, the first that loaded. Each
   run folder's \`state.json\` holds the recipe exactly as it ran.
-- Where RL does not beat SFT the cell says so. On the calculator no SFT policy trained within the budget
-  solves a test task: the default recipe's SFT (128 expert episodes, 3 epochs, batches of 16) emits
-  the tool-call opener but not a well-formed call; a larger SFT (\`calculator-grpo-big\`: 256 episodes,
-  6 epochs, batches of 8, lr 3e-3) makes one well-formed calculator call per episode but with the wrong
-  numbers. With no successful rollout in any group, the GRPO, PPO and StepPO advantages carry no
-  signal and RL cannot move the policy. Tried: GRPO, PPO (token-level GAE) and StepPO (GSPO loss) from
-  the default SFT, GRPO from the larger SFT. Next: more SFT until some tasks are solved, or the
-  calculator's process reward (off in the published built-in).
+- Where RL does not beat SFT the cell says so. The calculator recipes continue the committed base
+  checkpoint \`recipes/checkpoints/calculator-sft\` (5.4M tokens of expert SFT, 49 min on these cores;
+  its README has the commands) with 256 fresh demos, then run 20 RL iterations of 8 tasks × 8 rollouts
+  (lr 5e-4, PPO/GSPO clip, 4 mini-batches an iteration). SFT solves about one test task in five. In
+  20 iterations GRPO moved the policy little (approx. KL ≈ 0.002 an iteration) and did not change the
+  greedy success; StepPO and PPO start their value head from nothing, and their early advantages
+  come from that untrained value. What was tried first: SFT from a fresh model
+  inside the 15 minutes (128–576 demos, 3–6 epochs, d_model 64 and 128) solved at most 4% of test tasks: it
+  learned the call format and which template a question is but copied numbers from memorised demos, not
+  from the question; only the 16,000 extra demos of the base taught it to copy. Next: hundreds of RL
+  iterations (hours here), a value-head warm-up before StepPO/PPO, and the calculator's process reward.
 - A run that stopped shows the stage and the reason in the last column of the runs table.
 - search and webshop are not run: their expert demonstrations (search result pages, store pages) are
   thousands of byte tokens per episode, too long to train on in minutes on these cores. GSM8K and the
