@@ -110,18 +110,23 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
 - Where RL does not beat SFT the cell says so. The calculator recipes continue the committed base
   checkpoint \`recipes/checkpoints/calculator-sft\` (5.4M tokens of expert SFT, 49 min on these cores;
   its README has the commands) with 256 fresh demos, then run 20 RL iterations of 8 tasks × 8 rollouts
-  (lr 5e-4, PPO/GSPO clip, 4 mini-batches an iteration). SFT solves about one test task in five. In
-  20 iterations GRPO moved the policy little (approx. KL ≈ 0.002 an iteration) and did not change the
-  greedy success; StepPO and PPO start their value head from nothing, and their early advantages
-  come from that untrained value. What was tried first: SFT from a fresh model
+  (lr 5e-4, PPO/GSPO clip, 4 mini-batches an iteration). SFT solves about one test task in five.
+  No RL method beat it: GRPO moved the policy little (approx. KL ≈ 0.002 an iteration) and left greedy
+  success where it was; RLOO and REINFORCE++ lowered it, and PPO and StepPO, whose value heads start
+  untrained, lost nearly everything (StepPO's policy stopped finishing episodes within 3 steps: 39 of
+  100 had no receipt). Training success on each iteration's 8 tasks swung between 0 and 0.31 in every
+  run, so 20 iterations give no signal beyond that noise. What was tried first: SFT from a fresh model
   inside the 15 minutes (128–576 demos, 3–6 epochs, d_model 64 and 128) solved at most 4% of test tasks: it
   learned the call format and which template a question is but copied numbers from memorised demos, not
-  from the question; only the 16,000 extra demos of the base taught it to copy. Next: hundreds of RL
+  from the question; the 16,000 extra demos of the base taught it to copy some of the time. Next: hundreds of RL
   iterations (hours here), a value-head warm-up before StepPO/PPO, and the calculator's process reward.
 - A run that stopped shows the stage and the reason in the last column of the runs table.
-- search and webshop are not run: their expert demonstrations (search result pages, store pages) are
-  thousands of byte tokens per episode, too long to train on in minutes on these cores. GSM8K and the
-  HotpotQA sample need their datasets imported (\`npm run data\`); the in-process expert here has none.
+- No SFT or RL run on GSM8K, search, the HotpotQA sample, code or webshop this time: each run is
+  over 10 minutes of these two cores, which went to the calculator row, and the search and webshop
+  demonstrations (result pages, store pages) are thousands of byte tokens per episode. The GSM8K
+  expert cell needs the dataset imported first (\`npm run data -- import gsm8k
+  ../shared/data/gsm8k/train.jsonl\`); the HotpotQA sample is a dev split only, and the expert row
+  plays train tasks.
 
 ## Runs
 
