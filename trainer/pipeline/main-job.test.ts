@@ -1,14 +1,14 @@
 import { mkdtemp, readFile, stat } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ByteTokenizer, createModel, initBackend, saveCheckpoint } from "../policy/index.js";
 import { beforeAfter } from "./before-after.js";
-import { type LocalHub, startLocalHub } from "./local-hub.js";
+import type { LocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
 import { loadState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
+import { startTestHub } from "./test-hub.js";
 
 /** A miniature recipe: a tiny model, a handful of demos and rollouts, 10 eval tasks (the leaderboard's floor). */
 const mini = parseRecipe({
@@ -37,25 +37,9 @@ const mini = parseRecipe({
 if (!mini.ok) throw new Error(mini.error);
 const recipe = mini.value;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  return typeof address === "object" && address ? address.port : 0;
-}
-
 let hub: LocalHub;
-const hubLog: string[] = [];
-
 beforeAll(async () => {
-  const started = await startLocalHub({
-    port: await freePort(),
-    persistTo: await mkdtemp(join(tmpdir(), "edgegym-main-job-d1-")),
-    log: (l) => hubLog.push(l),
-  });
-  if (!started.ok) throw new Error(`${started.error}\n${hubLog.join("\n")}`);
-  hub = started.value;
+  hub = await startTestHub("main-job");
 }, 240_000);
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalHub, startLocalHub } from "./local-hub.js";
+import type { LocalHub } from "./local-hub.js";
+import { freePort, startTestHub } from "./test-hub.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -21,24 +21,9 @@ async function howToBlocks(): Promise<{ runnable: boolean; body: string }[]> {
   }));
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  return typeof address === "object" && address ? address.port : 0;
-}
-
 let hub: LocalHub;
 beforeAll(async () => {
-  const log: string[] = [];
-  const started = await startLocalHub({
-    port: await freePort(),
-    persistTo: await mkdtemp(join(tmpdir(), "edgegym-readme-d1-")),
-    log: (l) => log.push(l),
-  });
-  if (!started.ok) throw new Error(`${started.error}\n${log.join("\n")}`);
-  hub = started.value;
+  hub = await startTestHub("readme");
 }, 240_000);
 
 afterAll(async () => {
