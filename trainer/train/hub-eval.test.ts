@@ -8,6 +8,7 @@ import { CreateEval, type EvalRun } from "../../shared/evals.js";
 import { err } from "../../shared/result.js";
 import { formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
+import { fakeChatModel } from "./fake-chat-model.js";
 
 const listening = (server: ReturnType<typeof serve>) =>
   new Promise<string>((resolve) => {
@@ -95,37 +96,6 @@ async function fakeHub() {
   return { seen, server: serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) };
 }
 
-/** A remote policy that calls the calculator once, then answers with the tool's result. */
-function fakeModel() {
-  const app = new Hono();
-  app.post("/v1/chat/completions", async (c) => {
-    const body = (await c.req.json()) as { model: string; messages: { role: string; content?: string }[] };
-    const last = body.messages.at(-1);
-    const message =
-      last?.role === "tool"
-        ? { role: "assistant", content: `#### ${last.content}` }
-        : {
-            role: "assistant",
-            content: null,
-            tool_calls: [
-              {
-                id: "c1",
-                type: "function",
-                function: { name: "calculator", arguments: '{"expression":"1+1"}' },
-              },
-            ],
-          };
-    return c.json({
-      id: "x",
-      object: "chat.completion",
-      created: 0,
-      model: body.model,
-      choices: [{ index: 0, message, finish_reason: "stop" }],
-    });
-  });
-  return serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-}
-
 describe("eval --upload (hub evaluation)", () => {
   let hub: Awaited<ReturnType<typeof fakeHub>>;
   let model: ReturnType<typeof serve>;
@@ -133,7 +103,7 @@ describe("eval --upload (hub evaluation)", () => {
   let modelUrl = "";
   beforeAll(async () => {
     hub = await fakeHub();
-    model = fakeModel();
+    model = fakeChatModel("1+1").server;
     hubUrl = await listening(hub.server);
     modelUrl = await listening(model);
   });

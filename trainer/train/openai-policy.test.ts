@@ -1,56 +1,12 @@
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { err } from "../../shared/result.js";
 import { formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
-
-type Req = {
-  model: string;
-  messages: { role: string; content?: string; tool_call_id?: string }[];
-  tools: { function: { name: string } }[];
-};
-
-/**
- * A small OpenAI-compatible chat server: on a fresh conversation it calls the calculator; once it has
- * a tool result it answers "#### <result>".
- */
-function fakeModelServer() {
-  const seen: Req[] = [];
-  const app = new Hono();
-  app.post("/v1/chat/completions", async (c) => {
-    const body = (await c.req.json()) as Req;
-    seen.push(body);
-    const last = body.messages.at(-1);
-    const message =
-      last?.role === "tool"
-        ? { role: "assistant", content: `#### ${last.content}` }
-        : {
-            role: "assistant",
-            content: null,
-            tool_calls: [
-              {
-                id: `call_${seen.length}`,
-                type: "function",
-                function: { name: "calculator", arguments: '{"expression":"6*7"}' },
-              },
-            ],
-          };
-    return c.json({
-      id: "cmpl",
-      object: "chat.completion",
-      created: 0,
-      model: body.model,
-      choices: [{ index: 0, message, finish_reason: last?.role === "tool" ? "stop" : "tool_calls" }],
-    });
-  });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  return { seen, server };
-}
+import { fakeChatModel } from "./fake-chat-model.js";
 
 describe("eval with a remote OpenAI-compatible policy", () => {
-  const fake = fakeModelServer();
+  const fake = fakeChatModel("6*7");
   let base = "";
   beforeAll(async () => {
     if (!fake.server.listening)
