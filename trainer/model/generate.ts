@@ -203,6 +203,9 @@ export async function generate(
       const values = (await logits.data()) as Float32Array;
       logits.dispose();
       const next = live.map((row, at) => {
+        // A finished row stays in the batch until a quarter of it is done; it feeds its stop id again
+        // and nothing it would sample is kept, since its turn is over.
+        if (result.finished[row]) return (result.tokens[row] as number[]).at(-1) as number;
         const d = drawToken(values, at * c.vocabSize, c.vocabSize, opts.temperature, opts.topP, random);
         (result.tokens[row] as number[]).push(d.token);
         (result.logprobs[row] as number[]).push(d.logprob);

@@ -100,6 +100,25 @@ describe("transformer", () => {
     model.dispose();
   });
 
+  it("ends every row at its own first stop id, while the rest of the batch generates on", async () => {
+    const model = tiny(4);
+    // With 3 of 40 ids stopping, rows finish one by one over the 24 steps, mostly while fewer than a
+    // quarter of the 32 rows are done, so finished rows stay in the batch beside live ones.
+    const stopIds = [5, 6, 7];
+    const prompts = Array.from({ length: 32 }, (_, i) => [1, 2 + (i % 30)]);
+    const out = await model.sample(prompts, { maxNewTokens: 24, temperature: 1, topP: 1, stopIds, seed: 5 });
+    const ended = out.tokens.filter((t) => stopIds.includes(t.at(-1) as number)).length;
+    expect(ended).toBeGreaterThan(4);
+    expect(ended).toBeLessThan(32);
+    out.tokens.forEach((tokens, row) => {
+      const firstStop = tokens.findIndex((t) => stopIds.includes(t));
+      expect(firstStop === -1 ? tokens.length : firstStop + 1).toBe(tokens.length);
+      expect(out.finished[row]).toBe(firstStop !== -1);
+      expect(out.logprobs[row]).toHaveLength(tokens.length);
+    });
+    model.dispose();
+  });
+
   it("gives [B, T] values and entropy when it has a value head", () => {
     const model = tiny(3, { valueHead: true, tieEmbeddings: false, arch: "llama" });
     const ids = tf.tensor2d([[1, 2, 3]], undefined, "int32");

@@ -1,25 +1,34 @@
 import type { StepRecord, Trajectory } from "../rollout/types.js";
 
 /**
- * The training layout of a set of episodes. Rows are steps: row r holds `prompt ++ response` of one
- * step, right-padded to T, and the model is scored on predicting each response id, so response id j
- * of a row with prompt length P sits at position P − 1 + j of the `[R, T]` tensors. Prompt (and so
+ * Where one step's response sits in the training layout: row `row`, response id j predicted at
+ * position `start + j` (`start` = P − 1 for a prompt of P ids, so it is also the last prompt position,
+ * where StepPO reads the step's value).
+ */
+export type StepSpan = { row: number; start: number; length: number };
+
+/**
+ * The training layout of a set of episodes. A row holds `prompt ++ response` of one step, right-padded
+ * to T, and the model is scored on predicting each response id. With `merge`, consecutive steps of an
+ * append-mode episode share one row: a step whose prompt is the previous step's prompt ++ response ++
+ * observation already contains it, so the row of the last such step scores every one of their
+ * responses (under the causal mask each response id sees exactly the prefix it was sampled from),
+ * and the prefix is pushed through the model once instead of once per step. Prompt (and so
  * observation) positions are never in the mask.
  *
  * Advantages are computed per episode instead ("flat" rows: the response ids of all of an episode's
- * steps back to back); `flatIndex` maps each response id from one layout to the other.
+ * steps back to back); `toFlat` and `fromFlat` map between the two layouts.
  */
 export type TrainBatch = {
-  rows: StepRecord[];
-  /** Row length T (longest prompt + response − 1 over the rows). */
+  /** Ids of each row (the last step's prompt ++ response), unpadded. */
+  sequences: number[][];
+  /** Row length T (longest sequence − 1, and at least every step's start + 1). */
   width: number;
   /** Input ids [R, T] and next-token targets [R, T], padded with `pad`. */
   ids: number[][];
   targets: number[][];
   /** 1 at positions whose target is a response id. */
   mask: number[][];
-  /** Position of each row's last prompt token (P − 1): where StepPO reads the value. */
-  lastPrompt: number[];
   episodes: EpisodeLayout[];
   /** Longest flat row (Σ response lengths of an episode) and most steps of an episode. */
   flatWidth: number;
@@ -28,69 +37,79 @@ export type TrainBatch = {
 
 export type EpisodeLayout = {
   trajectory: Trajectory;
-  /** Row index of each step. */
-  rowOfStep: number[];
+  /** Where each step's response is in the row layout. */
+  spans: StepSpan[];
   /** Flat offset of each step's first response id. */
   offsetOfStep: number[];
   /** Σ of the episode's response lengths. */
   length: number;
 };
 
-/** Lays out the trajectories that have steps and no infrastructure failure (the rest do not train). */
-export function buildBatch(trajectories: readonly Trajectory[], pad: number): TrainBatch {
+/** Positions a row needs: every predicted id, and each step's start (an empty response still has a value). */
+export function rowLength(batch: TrainBatch, row: number): number {
+  return Math.max(1, (batch.sequences[row]?.length ?? 1) - 1);
+}
+
+/** `step`'s prompt begins with `prefix` (the previous step's prompt ++ response). */
+function extendsPrefix(prefix: readonly number[], step: StepRecord): boolean {
+  if (step.promptIds.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (step.promptIds[i] !== prefix[i]) return false;
+  return true;
+}
+
+/**
+ * Lays out the trajectories that have steps and no infrastructure failure (the rest do not train),
+ * one row per step, or with `merge` one row per run of append-mode steps.
+ */
+export function buildBatch(trajectories: readonly Trajectory[], pad: number, merge = false): TrainBatch {
   const usable = trajectories.filter((t) => t.failure === undefined && t.steps.length > 0);
-  const rows: StepRecord[] = [];
+  const sequences: number[][] = [];
   const episodes: EpisodeLayout[] = usable.map((trajectory) => {
-    const rowOfStep: number[] = [];
+    const spans: StepSpan[] = [];
     const offsetOfStep: number[] = [];
     let length = 0;
+    let open = false;
     for (const step of trajectory.steps) {
-      rowOfStep.push(rows.length);
+      const last = sequences.length - 1;
+      if (!(merge && open && extendsPrefix(sequences[last] as number[], step))) sequences.push([]);
+      const row = sequences.length - 1;
+      sequences[row] = [...step.promptIds, ...step.responseIds];
+      spans.push({ row, start: step.promptIds.length - 1, length: step.responseIds.length });
       offsetOfStep.push(length);
-      rows.push(step);
       length += step.responseIds.length;
+      open = true;
     }
-    return { trajectory, rowOfStep, offsetOfStep, length };
+    return { trajectory, spans, offsetOfStep, length };
   });
-  const width = Math.max(1, ...rows.map((r) => r.promptIds.length + r.responseIds.length - 1));
-  const ids: number[][] = [];
-  const targets: number[][] = [];
-  const mask: number[][] = [];
-  const lastPrompt: number[] = [];
-  for (const r of rows) {
-    const seq = [...r.promptIds, ...r.responseIds];
-    const p = r.promptIds.length;
-    ids.push(Array.from({ length: width }, (_, t) => seq[t] ?? pad));
-    targets.push(Array.from({ length: width }, (_, t) => seq[t + 1] ?? pad));
-    mask.push(
-      Array.from({ length: width }, (_, t) => (t >= p - 1 && t < p - 1 + r.responseIds.length ? 1 : 0)),
-    );
-    lastPrompt.push(p - 1);
+  const starts = episodes.flatMap((e) => e.spans.map((s) => s.start + 1));
+  const width = Math.max(1, ...sequences.map((s) => s.length - 1), ...starts);
+  const mask = sequences.map(() => new Array<number>(width).fill(0));
+  for (const e of episodes) {
+    for (const s of e.spans) (mask[s.row] as number[]).fill(1, s.start, s.start + s.length);
   }
   return {
-    rows,
+    sequences,
     width,
-    ids,
-    targets,
+    ids: sequences.map((seq) => Array.from({ length: width }, (_, t) => seq[t] ?? pad)),
+    targets: sequences.map((seq) => Array.from({ length: width }, (_, t) => seq[t + 1] ?? pad)),
     mask,
-    lastPrompt,
     episodes,
     flatWidth: Math.max(1, ...episodes.map((e) => e.length)),
-    maxSteps: Math.max(1, ...episodes.map((e) => e.rowOfStep.length)),
+    maxSteps: Math.max(1, ...episodes.map((e) => e.spans.length)),
   };
 }
 
-/** Per-episode flat arrays `[E, flatWidth]` built by `at(row, step, j)` for each response id j. */
+/** Per-episode flat arrays `[E, flatWidth]` built by `at(row, t, k)` for each response id (row position t, step k). */
 export function toFlat(
   batch: TrainBatch,
-  at: (row: number, k: number, j: number) => number,
+  at: (row: number, t: number, k: number) => number,
   fill = 0,
 ): number[][] {
   return batch.episodes.map((e) => {
     const out = new Array<number>(batch.flatWidth).fill(fill);
-    e.rowOfStep.forEach((row, k) => {
-      const n = (batch.rows[row] as StepRecord).responseIds.length;
-      for (let j = 0; j < n; j++) out[(e.offsetOfStep[k] as number) + j] = at(row, k, j);
+    e.spans.forEach((s, k) => {
+      const offset = e.offsetOfStep[k] as number;
+      for (let j = 0; j < s.length; j++) out[offset + j] = at(s.row, s.start + j, k);
     });
     return out;
   });
@@ -98,14 +117,11 @@ export function toFlat(
 
 /** The inverse: flat per-episode values `[E, flatWidth]` back onto the row layout `[R, T]` (0 elsewhere). */
 export function fromFlat(batch: TrainBatch, flat: number[][]): number[][] {
-  const out = batch.rows.map(() => new Array<number>(batch.width).fill(0));
+  const out = batch.sequences.map(() => new Array<number>(batch.width).fill(0));
   batch.episodes.forEach((e, ei) => {
-    e.rowOfStep.forEach((row, k) => {
-      const record = batch.rows[row] as StepRecord;
-      const start = record.promptIds.length - 1;
-      for (let j = 0; j < record.responseIds.length; j++) {
-        (out[row] as number[])[start + j] = flat[ei]?.[(e.offsetOfStep[k] as number) + j] ?? 0;
-      }
+    e.spans.forEach((s, k) => {
+      const offset = e.offsetOfStep[k] as number;
+      for (let j = 0; j < s.length; j++) (out[s.row] as number[])[s.start + j] = flat[ei]?.[offset + j] ?? 0;
     });
   });
   return out;

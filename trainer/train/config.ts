@@ -57,10 +57,19 @@ export const TrainConfig = z.object({
   topP: z.number().positive().max(1).default(1),
   /** Passes over each iteration's rollouts. */
   ppoEpochs: z.number().int().positive().default(1),
-  /** Step rows per gradient step; 0 means the whole batch at once. */
+  /**
+   * Training rows per gradient step; 0 means the whole batch at once. A row is one step, or with the
+   * PPO loss and token-mean aggregation all the append-mode steps of an episode (trainer/train/batch.ts).
+   */
   miniBatchRows: z.number().int().nonnegative().default(0),
   /** Adam learning rate. */
   lr: z.number().positive().default(3e-4),
+  /**
+   * Adam's ε. RL gradients are small and noisy, and at a tiny ε Adam scales every weight's step to
+   * about `lr` however weak its gradient, so weights the reward says nothing about random-walk; an ε
+   * near the typical gradient size damps them.
+   */
+  adamEps: z.number().positive().default(1e-8),
   /** Global gradient-norm clip. */
   maxGradNorm: z.number().positive().default(1),
   /** PPO ε_low / ε_high (clip-higher when high > low); GSPO wants ~3e-4 / 4e-4. */

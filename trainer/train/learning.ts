@@ -102,7 +102,7 @@ export async function learningProbe(
   const batch = buildBatch(demos, tokenizer.special.pad);
   const adam = tf.train.adam(opts.sftLr);
   for (let s = 0; s < opts.sftSteps; s++) {
-    const rows = Array.from({ length: 16 }, (_, i) => (s * 16 + i) % batch.rows.length);
+    const rows = Array.from({ length: 16 }, (_, i) => (s * 16 + i) % batch.sequences.length);
     const pick = (m: number[][]) => rows.map((r) => m[r] as number[]);
     sftUpdate(sft, adam, { ids: pick(batch.ids), targets: pick(batch.targets), mask: pick(batch.mask) }, 1);
   }

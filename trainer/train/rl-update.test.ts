@@ -6,7 +6,7 @@ import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../policy/types.js";
 import { stepRecord, trajectory } from "../rollout/fixtures.js";
 import type { Trajectory } from "../rollout/types.js";
-import { buildBatch } from "./batch.js";
+import { buildBatch, toFlat } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import { rlUpdate } from "./rl-update.js";
 import { frozenCopy } from "./session.js";
@@ -78,6 +78,54 @@ describe("the training batch", () => {
   });
 });
 
+describe("the merged training batch", () => {
+  it("puts an append-mode episode in one row, masking both responses", () => {
+    const batch = buildBatch([episode(0, 0, 1)], PAD, true);
+    // Sequence [1,2,3,4,5,9,9,7,8,10]: response [4,5] after a 3-id prompt is predicted at positions
+    // 3 − 1 = 2 and 3; response [7,8,10] after the 7-id prompt at 6, 7 and 8. T = 10 − 1 = 9.
+    expect(batch.sequences).toHaveLength(1);
+    expect(batch.mask[0]).toEqual([0, 0, 1, 1, 0, 0, 1, 1, 1]);
+    expect(batch.targets[0]?.filter((_, t) => batch.mask[0]?.[t] === 1)).toEqual([4, 5, 7, 8, 10]);
+    expect(batch.episodes[0]?.spans).toEqual([
+      { row: 0, start: 2, length: 2 },
+      { row: 0, start: 6, length: 3 },
+    ]);
+  });
+
+  it("starts a new row where a step's prompt does not extend the last (replace mode)", () => {
+    const replaced = episode(0, 0, 1);
+    const second = replaced.steps[1];
+    if (!second) throw new Error("fixture has two steps");
+    replaced.steps[1] = { ...second, promptIds: [1, 2, 9, 9] };
+    const batch = buildBatch([replaced], PAD, true);
+    expect(batch.episodes[0]?.spans).toEqual([
+      { row: 0, start: 2, length: 2 },
+      { row: 1, start: 3, length: 3 },
+    ]);
+  });
+
+  it("scores every response id exactly as the one-row-per-step layout does", () => {
+    const m = model(false);
+    const episodes = [episode(0, 0, 1), episode(1, 0, 0)];
+    const flatLogprobs = (merge: boolean) => {
+      const batch = buildBatch(episodes, PAD, merge);
+      const lp = m
+        .logprobsOf(
+          tf.tensor2d(batch.ids, undefined, "int32"),
+          tf.tensor2d(batch.targets, undefined, "int32"),
+        )
+        .arraySync() as number[][];
+      return toFlat(batch, (r, t) => lp[r]?.[t] ?? Number.NaN);
+    };
+    const merged = flatLogprobs(true).flat();
+    const perStep = flatLogprobs(false).flat();
+    expect(merged).toHaveLength(2 * 5);
+    merged.forEach((v, i) => {
+      expect(v).toBeCloseTo(perStep[i] as number, 5);
+    });
+  });
+});
+
 describe("rlUpdate", () => {
   const trajectories = [episode(0, 0, 1), episode(1, 0, 0), episode(2, 1, 1), episode(3, 1, 0)];
   for (const [algorithm, valueHead] of [
@@ -95,8 +143,9 @@ describe("rlUpdate", () => {
       expect(out.metrics["losses/policy"]).toBeTypeOf("number");
       expect(Number.isFinite(out.metrics["grad/norm"])).toBe(true);
       if (valueHead) expect(out.metrics["losses/value"]).toBeGreaterThan(0);
-      // 4 episodes × (5 + 10) tokens
-      expect(out.trainTokens).toBe(60);
+      // GSPO scores each step as its own row: 4 episodes × (5 + 10) ids. PPO merges each episode's
+      // two steps into its last row: 4 × 10 ids.
+      expect(out.trainTokens).toBe(algorithm === "steppo" ? 60 : 40);
       expect((m.trainableVariables[0] as tf.Variable).arraySync()).not.toEqual(before);
     });
   }

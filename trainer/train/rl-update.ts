@@ -11,8 +11,8 @@ import {
   valueLoss,
 } from "../algos/index.js";
 import type { ModelConfig, PolicyModel } from "../policy/types.js";
-import type { StepRecord, Trajectory } from "../rollout/types.js";
-import { buildBatch, fromFlat, type TrainBatch, toFlat } from "./batch.js";
+import type { Trajectory } from "../rollout/types.js";
+import { buildBatch, fromFlat, rowLength, type TrainBatch, toFlat } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 
 export type UpdateContext = {
@@ -55,14 +55,11 @@ export function planPasses(
   c: ModelConfig,
   budget: number,
 ): Pass[] {
-  const length = (r: number) => {
-    const step = batch.rows[r] as StepRecord;
-    // At least P positions, so that StepPO's value at the last prompt token stays in range.
-    return Math.min(
-      batch.width,
-      Math.max(1, step.promptIds.length + Math.max(step.responseIds.length, 1) - 1),
-    );
-  };
+  const starts = new Map<number, number>();
+  for (const e of batch.episodes)
+    for (const s of e.spans) starts.set(s.row, Math.max(starts.get(s.row) ?? 0, s.start + 1));
+  // At least every step's start + 1 positions, so that StepPO's value there stays in range.
+  const length = (r: number) => Math.min(batch.width, Math.max(rowLength(batch, r), starts.get(r) ?? 0));
   const sorted = [...rows].sort((a, b) => length(a) - length(b));
   const passes: Pass[] = [];
   let current: number[] = [];
@@ -87,7 +84,7 @@ type Scored = { logprobs: number[][]; values?: number[][]; refLogprobs?: number[
 
 /** Logprobs (and values, reference logprobs) of the batch under the current weights, no gradients. */
 function score(ctx: UpdateContext, batch: TrainBatch, withValues: boolean): Scored {
-  const empty = () => batch.rows.map(() => new Array<number>(batch.width).fill(0));
+  const empty = () => batch.sequences.map(() => new Array<number>(batch.width).fill(0));
   const out: Scored = {
     logprobs: empty(),
     ...(withValues ? { values: empty() } : {}),
@@ -98,7 +95,7 @@ function score(ctx: UpdateContext, batch: TrainBatch, withValues: boolean): Scor
       into[r] = [...(rows[i] as number[]), ...(into[r] as number[]).slice(pass.width)];
     });
   };
-  const all = batch.rows.map((_, r) => r);
+  const all = batch.sequences.map((_, r) => r);
   for (const pass of planPasses(batch, all, ctx.model.config, ctx.passElements ?? PASS_ELEMENTS)) {
     tf.tidy(() => {
       const ids = tf.tensor2d(rowsOf(batch.ids, pass), undefined, "int32");
@@ -127,16 +124,19 @@ export function rlUpdate(
   trainTokens: number;
 } {
   const cfg = ctx.config;
-  const batch = buildBatch(trajectories, ctx.pad);
-  if (batch.rows.length === 0) return { metrics: {}, trainTokens: 0 };
+  // Merged rows score the same tokens with the same prefixes, so only a loss that treats each step as
+  // its own sequence (GSPO's ratio, the seq-mean aggregations) needs one row per step.
+  const merge = cfg.policyLoss === "ppo" && cfg.aggregation === "token-mean";
+  const batch = buildBatch(trajectories, ctx.pad, merge);
+  if (batch.sequences.length === 0) return { metrics: {}, trainTokens: 0 };
   const estimator = advantageEstimators[cfg.algorithm];
   const scored = score(ctx, batch, estimator.critic !== "none");
   const flatMask = toFlat(batch, () => 1);
   const stepEnds = batch.episodes.map((e) =>
     Array.from({ length: batch.maxSteps }, (_, k) => {
-      const row = e.rowOfStep[k];
-      if (row === undefined) return -1;
-      return (e.offsetOfStep[k] as number) + (batch.rows[row]?.responseIds.length ?? 0) - 1;
+      const span = e.spans[k];
+      if (span === undefined) return -1;
+      return (e.offsetOfStep[k] as number) + span.length - 1;
     }),
   );
 
@@ -157,10 +157,8 @@ export function rlUpdate(
       batch.flatWidth,
     );
     if (cfg.klCoef > 0 && cfg.klMode === "reward" && scored.refLogprobs) {
-      const lp = tf.tensor2d(toFlat(batch, (r, _k, j) => lpAt(scored.logprobs, batch, r, j)));
-      const ref = tf.tensor2d(
-        toFlat(batch, (r, _k, j) => lpAt(scored.refLogprobs as number[][], batch, r, j)),
-      );
+      const lp = tf.tensor2d(toFlat(batch, (r, t) => at(scored.logprobs, r, t)));
+      const ref = tf.tensor2d(toFlat(batch, (r, t) => at(scored.refLogprobs as number[][], r, t)));
       tokenRewards = klRewardPenalty(tokenRewards, lp, ref, mask, cfg.klCoef);
     }
     const values = scored.values;
@@ -169,19 +167,19 @@ export function rlUpdate(
         tokenRewards,
         mask,
         groups: groupsOf(batch),
-        ...(values ? { values: tf.tensor2d(toFlat(batch, (r, _k, j) => lpAt(values, batch, r, j))) } : {}),
+        ...(values ? { values: tf.tensor2d(toFlat(batch, (r, t) => at(values, r, t))) } : {}),
         ...(values
           ? {
               stepValues: tf.tensor2d(
                 batch.episodes.map((e) =>
                   Array.from({ length: batch.maxSteps }, (_, k) => {
-                    const row = e.rowOfStep[k];
-                    return row === undefined ? 0 : (values[row]?.[batch.lastPrompt[row] as number] ?? 0);
+                    const span = e.spans[k];
+                    return span === undefined ? 0 : at(values, span.row, span.start);
                   }),
                 ),
               ),
               tokenStep: tf.tensor2d(
-                toFlat(batch, (_r, k) => k, -1),
+                toFlat(batch, (_r, _t, k) => k, -1),
                 undefined,
                 "int32",
               ),
@@ -197,15 +195,16 @@ export function rlUpdate(
     };
   });
 
-  // Value targets and where they apply: every response position (GAE) or each row's last prompt token (StepPO).
-  const valueTargets = batch.rows.map((_, r) => [...(targets.returns[r] as number[])]);
-  const valueMask = batch.mask.map((row) => [...row]);
+  // Value targets and where they apply: every response position (GAE) or each step's last prompt token (StepPO).
+  let valueTargets = targets.returns;
+  let valueMask = batch.mask;
   if (estimator.critic === "step") {
+    valueTargets = batch.sequences.map(() => new Array<number>(batch.width).fill(0));
+    valueMask = batch.sequences.map(() => new Array<number>(batch.width).fill(0));
     batch.episodes.forEach((e, ei) => {
-      e.rowOfStep.forEach((row, k) => {
-        const p = batch.lastPrompt[row] as number;
-        (valueTargets[row] as number[]).fill(0)[p] = targets.stepReturns?.[ei]?.[k] ?? 0;
-        (valueMask[row] as number[]).fill(0)[p] = 1;
+      e.spans.forEach((s, k) => {
+        (valueTargets[s.row] as number[])[s.start] = targets.stepReturns?.[ei]?.[k] ?? 0;
+        (valueMask[s.row] as number[])[s.start] = 1;
       });
     });
   }
@@ -224,9 +223,9 @@ function groupsOf(batch: TrainBatch): number[] {
   return batch.episodes.map((e) => e.trajectory.group);
 }
 
-/** The row-layout value at response id j of row r. */
-function lpAt(m: number[][], batch: TrainBatch, r: number, j: number): number {
-  return m[r]?.[(batch.lastPrompt[r] as number) + j] ?? 0;
+/** The row-layout value at position t of row r. */
+function at(m: number[][], r: number, t: number): number {
+  return m[r]?.[t] ?? 0;
 }
 
 /** Counts that the loss terms of a set of rows are averaged over. */
@@ -277,11 +276,11 @@ function optimise(
   const sums: Record<string, number> = {};
   let steps = 0;
   let trainTokens = 0;
-  const rowsPer = cfg.miniBatchRows > 0 ? cfg.miniBatchRows : batch.rows.length;
+  const rowsPer = cfg.miniBatchRows > 0 ? cfg.miniBatchRows : batch.sequences.length;
   const trains = (n: Counts) => n.tokens > 0 || (critic && n.valueTokens > 0);
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
-    for (let from = 0; from < batch.rows.length; from += rowsPer) {
-      const rows = batch.rows.slice(from, from + rowsPer).map((_, i) => from + i);
+    for (let from = 0; from < batch.sequences.length; from += rowsPer) {
+      const rows = batch.sequences.slice(from, from + rowsPer).map((_, i) => from + i);
       const total = countsOf(rows, batch.mask, valueMask);
       if (!trains(total)) continue;
       const seen: Record<string, number> = {};
@@ -359,10 +358,7 @@ function optimise(
       seen["grad/norm"] = clipped.norm;
       for (const [k, v] of Object.entries(seen)) sums[k] = (sums[k] ?? 0) + v;
       steps++;
-      trainTokens += rows.reduce((a, r) => {
-        const step = batch.rows[r] as StepRecord;
-        return a + step.promptIds.length + step.responseIds.length;
-      }, 0);
+      trainTokens += rows.reduce((a, r) => a + (batch.sequences[r]?.length ?? 0), 0);
     }
   }
   const metrics = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / Math.max(1, steps)]));

@@ -50,7 +50,7 @@ export async function runTraining(
   const optimizer =
     resumed?.optimizer && resumed.meta.algorithm === config.algorithm
       ? resumed.optimizer
-      : createAdam({ learningRate: config.lr });
+      : createAdam({ learningRate: config.lr, epsilon: config.adamEps });
   const ref = config.klCoef > 0 ? frozenCopy(model, config.seed) : undefined;
   if (ref && !ref.ok) return ref;
   const reference = ref?.value;
