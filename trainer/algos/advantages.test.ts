@@ -8,6 +8,7 @@ import {
   reinforcePlusPlus,
   reinforcePlusPlusBaseline,
   rloo,
+  weighNegativeAdvantages,
 } from "./advantages.js";
 import { expectClose, useCpu } from "./test-backend.js";
 
@@ -105,6 +106,25 @@ describe("reinforce++", () => {
       [w(-2 / 3), w(-2 / 3), w(-2 / 3)],
       [w(1 / 3), w(1 / 3), w(1 / 3)],
       [w(0.5), 0, 0],
+    ]);
+  });
+});
+
+describe("weighNegativeAdvantages", () => {
+  it("scales only the negative advantages by w", () => {
+    const a = tf.tensor2d([
+      [1.5, -2, 0],
+      [-0.5, 0.25, -1],
+    ]);
+    // w = 0.25: −2·0.25 = −0.5, −0.5·0.25 = −0.125, −1·0.25 = −0.25; 1.5, 0 and 0.25 stay.
+    expectClose(weighNegativeAdvantages(a, 0.25), [
+      [1.5, -0.5, 0],
+      [-0.125, 0.25, -0.25],
+    ]);
+    // w = 0 keeps only what beat its baseline.
+    expectClose(weighNegativeAdvantages(a, 0), [
+      [1.5, 0, 0],
+      [0, 0.25, 0],
     ]);
   });
 });

@@ -135,3 +135,11 @@ export function reinforcePlusPlusBaseline(input: AdvantageInput, opts: Advantage
   raw.advantages.dispose();
   return { advantages, returns: raw.returns };
 }
+
+/**
+ * Asymmetric weighting of advantages A [B, T]: A'_{b,t} = A_{b,t} if A_{b,t} ≥ 0, else w·A_{b,t}.
+ * w = 1 is the estimator unchanged; w = 0 reinforces only what beat its baseline (RAFT/ReST-style).
+ */
+export function weighNegativeAdvantages(advantages: tf.Tensor2D, w: number): tf.Tensor2D {
+  return tf.tidy(() => tf.where(tf.less(advantages, 0), tf.mul(advantages, w), advantages) as tf.Tensor2D);
+}

@@ -29,6 +29,7 @@ const mini = parseRecipe({
     maxLive: 4,
     maxSteps: 2,
     maxNewTokens: 8,
+    klCoef: 0.01,
     backend: "cpu",
   },
   segment: 1,
@@ -84,6 +85,11 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect((await stat(join(sftCheckpoint, "model.safetensors"))).mtimeMs).toBe(sftWritten);
     const { state } = second.value;
     expect(state.segments.map((s) => s.iterations)).toEqual([1, 1]);
+    // Both segments' KL terms pull toward the SFT weights, not toward where segment 1 ended.
+    for (const s of state.segments) {
+      const config = JSON.parse(await readFile(join(s.dir, "config.json"), "utf8")) as { reference?: string };
+      expect(config.reference).toBe(`${sftCheckpoint}-weights`);
+    }
     for (const e of [state.evalSft, state.evalRl]) {
       expect(e?.aggregate.n).toBe(10);
       expect(e?.aggregate.verified).toBeGreaterThan(0);

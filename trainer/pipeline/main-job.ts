@@ -98,13 +98,16 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         io.log(
           `stage rl ${stage.segment}/${sizes.length}: ${recipe.rl.algorithm} iterations ${done + 1}–${done + stage.iterations} of ${recipe.rl.iterations}`,
         );
-        const init = stage.segment === 1 ? await weightsOnly(stage.init) : stage.init;
+        const sftWeights = await weightsOnly(state.sft?.checkpoint ?? stage.init);
+        const init = stage.segment === 1 ? sftWeights : stage.init;
         const rl = await runTraining(
           // Each segment gets its own seed so that segments draw different tasks.
           {
             ...recipe.rl,
             env,
             init,
+            // Every segment's KL term pulls toward the SFT policy, not toward where the last one ended.
+            ...(recipe.rl.klCoef > 0 ? { reference: sftWeights } : {}),
             out: stage.out,
             iterations: stage.iterations,
             seed: recipe.rl.seed * 1000 + stage.segment,

@@ -12,6 +12,8 @@ export const DEFAULT_RECIPE = "calculator-grpo";
 
 /** The fields the pipeline sets itself (env, run folder, starting checkpoint) are not part of a recipe. */
 const OWNED = { env: true, out: true, init: true } as const;
+/** RL's KL reference is the run's own SFT checkpoint. */
+const RL_OWNED = { ...OWNED, reference: true } as const;
 
 /**
  * One end-to-end experiment: an SFT warm start on expert demos, then RL, then a hub evaluation of
@@ -32,7 +34,7 @@ export const Recipe = z.object({
   /** `edgegym sft` fields (model shape, demo count, epochs, ...). */
   sft: SftConfig.omit(OWNED).strict().default(SftConfig.omit(OWNED).parse({})),
   /** `edgegym train` fields (algorithm, iterations, group size, ...). */
-  rl: TrainConfig.omit(OWNED).strict().default(TrainConfig.omit(OWNED).parse({})),
+  rl: TrainConfig.omit(RL_OWNED).strict().default(TrainConfig.omit(RL_OWNED).parse({})),
   /** RL iterations per resumable segment: an interrupted run restarts at the last finished segment. */
   segment: z.number().int().positive().default(5),
   /** The evaluation both policies get: the split's first `n` tasks, greedy decoding. */

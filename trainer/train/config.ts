@@ -65,11 +65,12 @@ export const TrainConfig = z.object({
   /** Adam learning rate. */
   lr: z.number().positive().default(3e-4),
   /**
-   * Adam's ε. RL gradients are small and noisy, and at a tiny ε Adam scales every weight's step to
-   * about `lr` however weak its gradient, so weights the reward says nothing about random-walk; an ε
-   * near the typical gradient size damps them.
+   * Weight of negative advantages: 1 keeps the estimator's; below 1 pushes down what did worse than
+   * its baseline less than it pulls up what did better (0 reinforces successes only, as RAFT/ReST).
+   * A small policy's failed samples are mostly near-misses, and pushing them down hard spreads their
+   * probability over tokens no sample supports.
    */
-  adamEps: z.number().positive().default(1e-8),
+  negativeAdvantageWeight: z.number().min(0).max(1).default(1),
   /** Global gradient-norm clip. */
   maxGradNorm: z.number().positive().default(1),
   /** PPO ε_low / ε_high (clip-higher when high > low); GSPO wants ~3e-4 / 4e-4. */
@@ -77,8 +78,13 @@ export const TrainConfig = z.object({
   clipHigh: z.number().positive().default(0.28),
   /** Dual-clip bound c for negative advantages. */
   dualClip: z.number().min(1).default(3),
-  /** β of the low-variance KL to the frozen initial policy; 0 turns it (and the reference) off. */
+  /** β of the low-variance KL to the frozen reference policy; 0 turns it (and the reference) off. */
   klCoef: z.number().nonnegative().default(0),
+  /**
+   * Checkpoint folder of the KL reference; unset, the starting weights. A run resumed in segments
+   * names the SFT checkpoint here, so that every segment stays near the same policy.
+   */
+  reference: z.string().optional(),
   /** Where the KL goes: a loss term or a per-token reward penalty. */
   klMode: z.enum(["loss", "reward"]).default("loss"),
   /** Entropy bonus coefficient. */

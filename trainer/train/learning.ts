@@ -35,7 +35,7 @@ export type ProbePhase = { phase: string; success: number; seconds: number };
 
 /**
  * SFT on expert demos of the tiny built-in `lookup` task, then GRPO and StepPO (GSPO loss,
- * step-level GAE with the value head), each from the same SFT weights; greedy success on 50 test
+ * step-level GAE with the value head), each from the same SFT weights; greedy success on all 100 test
  * tasks after each phase. Call `initBackend` first. Everything is seeded, so one backend gives the
  * same numbers.
  */
@@ -77,7 +77,7 @@ export async function learningProbe(
     const { trajectories } = await rollout(
       model,
       "test",
-      Array.from({ length: 50 }, (_, i) => i),
+      Array.from({ length: 100 }, (_, i) => i),
       1,
       0,
     );

@@ -9,6 +9,7 @@ import {
   policyLosses,
   primeNormalise,
   valueLoss,
+  weighNegativeAdvantages,
 } from "../algos/index.js";
 import type { ModelConfig, PolicyModel } from "../policy/types.js";
 import type { Trajectory } from "../rollout/types.js";
@@ -189,7 +190,12 @@ export function rlUpdate(
       { gamma: cfg.gamma, lambda: cfg.lambda, eps: 1e-6, whiten: true },
     );
     return {
-      advantages: fromFlat(batch, out.advantages.arraySync()),
+      advantages: fromFlat(
+        batch,
+        cfg.negativeAdvantageWeight === 1
+          ? out.advantages.arraySync()
+          : weighNegativeAdvantages(out.advantages, cfg.negativeAdvantageWeight).arraySync(),
+      ),
       returns: fromFlat(batch, out.returns.arraySync()),
       stepReturns: out.stepReturns?.arraySync(),
     };

@@ -85,4 +85,41 @@ describe("an RL run", () => {
     );
     expect(evaluated).toMatchObject({ ok: true, value: { episodes: 2, infraFailures: 0 } });
   }, 120_000);
+
+  it("pulls toward the KL reference checkpoint when one is named, else toward its starting weights", async () => {
+    const io = { log: () => {}, saveCheckpoint, loadCheckpoint };
+    const tiny = [
+      "backend=cpu",
+      "iterations=1",
+      "tasksPerIteration=2",
+      "groupSize=2",
+      "maxSteps=2",
+      "maxNewTokens=6",
+      "miniBatchRows=0",
+      "klCoef=0.01",
+      "model.dModel=16",
+      "model.nLayers=1",
+      "model.nHeads=2",
+      "model.nKvHeads=2",
+      "model.dFf=32",
+    ];
+    const run = async (extra: string[]) => {
+      const out = await mkdtemp(join(tmpdir(), "edgegym-ref-"));
+      const config = resolveTrainConfig({}, [`out=${out}`, ...tiny, ...extra]);
+      if (!config.ok) throw new Error(config.error);
+      const result = await runTraining(config.value, io);
+      if (!result.ok) return { error: result.error, out, kl: Number.NaN };
+      const metrics = JSON.parse((await readFile(join(out, "metrics.jsonl"), "utf8")).trim());
+      return { error: undefined, out, kl: metrics["losses/kl"] as number };
+    };
+    // One minibatch, scored before the step: against its own starting weights the KL is exactly 0.
+    const own = await run(["seed=1"]);
+    expect(own.kl).toBeCloseTo(0, 6);
+    // Against another model's weights (seed 1's run, from a different initialisation) it is not.
+    const other = await run(["seed=2", `reference=${join(own.out, "checkpoints", "final")}`]);
+    expect(other.error).toBeUndefined();
+    expect(other.kl).toBeGreaterThan(1e-3);
+    const missing = await run(["seed=2", "reference=/nonexistent/checkpoint"]);
+    expect(missing.error).toMatch(/cannot load the KL reference \/nonexistent\/checkpoint/);
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { createAdam } from "../policy/optimizer-step.js";
-import type { Checkpoint } from "../policy/types.js";
+import type { Checkpoint, PolicyModel } from "../policy/types.js";
 import { writeReport } from "../report/report.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { TrainConfig } from "./config.js";
@@ -50,8 +50,8 @@ export async function runTraining(
   const optimizer =
     resumed?.optimizer && resumed.meta.algorithm === config.algorithm
       ? resumed.optimizer
-      : createAdam({ learningRate: config.lr, epsilon: config.adamEps });
-  const ref = config.klCoef > 0 ? frozenCopy(model, config.seed) : undefined;
+      : createAdam({ learningRate: config.lr });
+  const ref = config.klCoef > 0 ? await referencePolicy(config, model, io) : undefined;
   if (ref && !ref.ok) return ref;
   const reference = ref?.value;
   const pad = tokenizer.special.pad;
@@ -121,4 +121,12 @@ export async function runTraining(
     await client.close();
   }
   return ok({ runDir: config.out, last });
+}
+
+/** The frozen KL reference: the `reference` checkpoint's weights, or a copy of the starting ones. */
+async function referencePolicy(config: TrainConfig, model: PolicyModel, io: RunIO): Promise<Result<PolicyModel>> {
+  if (config.reference === undefined) return frozenCopy(model, config.seed);
+  const loaded = await io.loadCheckpoint(config.reference);
+  if (!loaded.ok) return err(`cannot load the KL reference ${config.reference}: ${loaded.error}`);
+  return ok(loaded.value.model);
 }
