@@ -124,7 +124,11 @@ export async function runTraining(
 }
 
 /** The frozen KL reference: the `reference` checkpoint's weights, or a copy of the starting ones. */
-async function referencePolicy(config: TrainConfig, model: PolicyModel, io: RunIO): Promise<Result<PolicyModel>> {
+async function referencePolicy(
+  config: TrainConfig,
+  model: PolicyModel,
+  io: RunIO,
+): Promise<Result<PolicyModel>> {
   if (config.reference === undefined) return frozenCopy(model, config.seed);
   const loaded = await io.loadCheckpoint(config.reference);
   if (!loaded.ok) return err(`cannot load the KL reference ${config.reference}: ${loaded.error}`);
