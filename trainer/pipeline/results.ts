@@ -109,17 +109,21 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
   run folder's \`state.json\` holds the recipe exactly as it ran.
 - Where RL does not beat SFT the cell says so. The calculator recipes continue the committed base
   checkpoint \`recipes/checkpoints/calculator-sft\` (5.4M tokens of expert SFT, 49 min on these cores;
-  its README has the commands) with 256 fresh demos, then run 20 RL iterations of 8 tasks × 8 rollouts
-  (lr 5e-4, PPO/GSPO clip, 4 mini-batches an iteration). SFT solves about one test task in five.
-  No RL method beat it: GRPO moved the policy little (approx. KL ≈ 0.002 an iteration) and left greedy
-  success where it was; RLOO and REINFORCE++ lowered it, and PPO and StepPO, whose value heads start
-  untrained, lost nearly everything (StepPO's policy stopped finishing episodes within 3 steps: 39 of
-  100 had no receipt). Training success on each iteration's 8 tasks swung between 0 and 0.31 in every
-  run, so 20 iterations give no signal beyond that noise. What was tried first: SFT from a fresh model
-  inside the 15 minutes (128–576 demos, 3–6 epochs, d_model 64 and 128) solved at most 4% of test tasks: it
-  learned the call format and which template a question is but copied numbers from memorised demos, not
-  from the question; the 16,000 extra demos of the base taught it to copy some of the time. Next: hundreds of RL
-  iterations (hours here), a value-head warm-up before StepPO/PPO, and the calculator's process reward.
+  its README has the commands) with 256 fresh demos, then run 30 RL iterations of 8 tasks × 8 rollouts
+  (lr 5e-4, PPO/GSPO clip, 2 mini-batches an iteration) with a KL term (β 0.1) to the SFT policy and
+  negative advantages weighted 0.25, and evaluate on all 1,000 test tasks. SFT solves about one test
+  task in four. Without the KL term and the weighting, GRPO made this policy worse (0.257 → 0.203 on
+  300 test tasks in 20 iterations): most samples fail by one miscopied digit, and pushing those down
+  hard spread probability over tokens no sample supports until the call and answer formats broke.
+  [docs/trainer.md](trainer.md#rl-on-a-small-sft-policy) has the settings tried and their figures. With
+  both, GRPO gains on SFT, but by about one standard error: the same setting scored 0.302 in an
+  in-process run that drew other training tasks, so the gain depends on the draw. PPO and StepPO
+  start with an untrained value head. Earlier runs (before 2026-11-22) had a sampler bug that let
+  finished responses run on past their stop id; every figure here is from after the fix.
+- Two \`npm start\` runs at once must not share the local hub's D1 folder: with the default one, the
+  second hub's writes failed with SQLITE_BUSY. Here the StepPO and PPO runs shared it: StepPO's SFT
+  evaluation lost 85 of 1,000 episodes and was run again on its own folder, and PPO's RL evaluation
+  failed and was resumed. The later runs had their own \`--persist-to\`.
 - A run that stopped shows the stage and the reason in the last column of the runs table.
 - No SFT or RL run on GSM8K, search, the HotpotQA sample, code or webshop this time: each run is
   over 10 minutes of these two cores, which went to the calculator row, and the search and webshop

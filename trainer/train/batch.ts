@@ -50,8 +50,8 @@ export function rowLength(batch: TrainBatch, row: number): number {
   return Math.max(1, (batch.sequences[row]?.length ?? 1) - 1);
 }
 
-/** `step`'s prompt begins with `prefix` (the previous step's prompt ++ response). */
-function extendsPrefix(prefix: readonly number[], step: StepRecord): boolean {
+/** `step`'s prompt begins with `prefix` (the previous step's prompt ++ response): append mode. */
+export function extendsPrefix(prefix: readonly number[], step: StepRecord): boolean {
   if (step.promptIds.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (step.promptIds[i] !== prefix[i]) return false;
   return true;

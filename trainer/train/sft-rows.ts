@@ -1,5 +1,6 @@
-import type { StepRecord, Trajectory } from "../rollout/types.js";
+import type { Trajectory } from "../rollout/types.js";
 import type { SftBatch } from "../sft/sft-step.js";
+import { extendsPrefix } from "./batch.js";
 
 /** One SFT training sequence: token ids and, per id, whether it is a response id to learn. */
 export type SftRow = { tokens: number[]; learn: boolean[] };
@@ -15,7 +16,7 @@ export function sftRows(trajectories: readonly Trajectory[]): SftRow[] {
   for (const t of trajectories) {
     let row: SftRow | undefined;
     for (const step of t.steps) {
-      if (row && extends_(row.tokens, step)) {
+      if (row && extendsPrefix(row.tokens, step)) {
         row.learn.push(...new Array<boolean>(step.promptIds.length - row.tokens.length).fill(false));
       } else {
         if (row) rows.push(row);
@@ -27,12 +28,6 @@ export function sftRows(trajectories: readonly Trajectory[]): SftRow[] {
     if (row) rows.push(row);
   }
   return rows;
-}
-
-function extends_(prefix: readonly number[], step: StepRecord): boolean {
-  if (step.promptIds.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (step.promptIds[i] !== prefix[i]) return false;
-  return true;
 }
 
 /**
