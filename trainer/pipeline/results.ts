@@ -33,7 +33,13 @@ async function readRuns(dirs: readonly string[]): Promise<FinishedRun[]> {
       if (text === undefined) continue;
       const state = JobState.safeParse(JSON.parse(text));
       const recipe = state.success ? parseRecipe(state.data.resolved) : undefined;
-      if (state.success && recipe?.ok) runs.push({ dir, state: state.data, recipe: recipe.value });
+      if (state.success && recipe?.ok) {
+        runs.push({ dir, state: state.data, recipe: recipe.value });
+        continue;
+      }
+      // A run the current schema cannot read (an older recipe field, say) is named, not silently lost.
+      const reason = state.success ? (recipe && !recipe.ok ? recipe.error : "") : state.error.message;
+      console.error(`results: skipped ${dir}: ${reason}`);
     }
   }
   return runs.sort((a, b) => a.state.recipe.localeCompare(b.state.recipe));
@@ -124,6 +130,10 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
   second hub's writes failed with SQLITE_BUSY. Here the StepPO and PPO runs shared it: StepPO's SFT
   evaluation lost 85 of 1,000 episodes and was run again on its own folder, and PPO's RL evaluation
   failed and was resumed. The later runs had their own \`--persist-to\`.
+- The GRPO run started while the trainer config still had an \`adamEps\` field (Adam's ε), which was
+  later dropped because it did not help. Its resolved recipe held the default, 1e-8, which is also
+  the ε the optimizer uses without the field. That one key was deleted from its \`state.json\` so that
+  the current recipe schema reads the run.
 - A run that stopped shows the stage and the reason in the last column of the runs table.
 - No SFT or RL run on GSM8K, search, the HotpotQA sample, code or webshop this time: each run is
   over 10 minutes of these two cores, which went to the calculator row, and the search and webshop
