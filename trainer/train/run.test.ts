@@ -7,27 +7,27 @@ import { resolveTrainConfig } from "./config.js";
 import { runEval } from "./evaluate.js";
 import { runTraining } from "./run.js";
 
+/** A tiny run: 2 tasks × 2 rollouts of short episodes, a 1-layer d16 model, KL on, on the cpu backend. */
+const TINY_RUN = [
+  "backend=cpu",
+  "tasksPerIteration=2",
+  "groupSize=2",
+  "maxSteps=2",
+  "maxNewTokens=6",
+  "klCoef=0.01",
+  "model.dModel=16",
+  "model.nLayers=1",
+  "model.nHeads=2",
+  "model.nKvHeads=2",
+  "model.dFf=32",
+];
+
 describe("an RL run", () => {
   it("writes config, metrics, trajectories, checkpoints and the report; the checkpoint evaluates", async () => {
     const out = await mkdtemp(join(tmpdir(), "edgegym-run-"));
     const logs: string[] = [];
     const io = { log: (l: string) => logs.push(l), saveCheckpoint, loadCheckpoint };
-    const config = resolveTrainConfig({}, [
-      `out=${out}`,
-      "backend=cpu",
-      "iterations=2",
-      "tasksPerIteration=2",
-      "groupSize=2",
-      "maxSteps=2",
-      "maxNewTokens=6",
-      "checkpointEvery=1",
-      "klCoef=0.01",
-      "model.dModel=16",
-      "model.nLayers=1",
-      "model.nHeads=2",
-      "model.nKvHeads=2",
-      "model.dFf=32",
-    ]);
+    const config = resolveTrainConfig({}, [`out=${out}`, ...TINY_RUN, "iterations=2", "checkpointEvery=1"]);
     if (!config.ok) throw new Error(config.error);
     const seen: number[] = [];
     const result = await runTraining(config.value, io, (i) => seen.push(i));
@@ -88,24 +88,15 @@ describe("an RL run", () => {
 
   it("pulls toward the KL reference checkpoint when one is named, else toward its starting weights", async () => {
     const io = { log: () => {}, saveCheckpoint, loadCheckpoint };
-    const tiny = [
-      "backend=cpu",
-      "iterations=1",
-      "tasksPerIteration=2",
-      "groupSize=2",
-      "maxSteps=2",
-      "maxNewTokens=6",
-      "miniBatchRows=0",
-      "klCoef=0.01",
-      "model.dModel=16",
-      "model.nLayers=1",
-      "model.nHeads=2",
-      "model.nKvHeads=2",
-      "model.dFf=32",
-    ];
     const run = async (extra: string[]) => {
       const out = await mkdtemp(join(tmpdir(), "edgegym-ref-"));
-      const config = resolveTrainConfig({}, [`out=${out}`, ...tiny, ...extra]);
+      const config = resolveTrainConfig({}, [
+        `out=${out}`,
+        ...TINY_RUN,
+        "iterations=1",
+        "miniBatchRows=0",
+        ...extra,
+      ]);
       if (!config.ok) throw new Error(config.error);
       const result = await runTraining(config.value, io);
       if (!result.ok) return { error: result.error, out, kl: Number.NaN };
