@@ -116,7 +116,8 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
 - Where RL does not beat SFT the cell says so. The calculator recipes continue the committed base
   checkpoint \`recipes/checkpoints/calculator-sft\` (5.4M tokens of expert SFT, 49 min on these cores;
   its README has the commands) with 256 fresh demos, then run 30 RL iterations of 8 tasks × 8 rollouts
-  (lr 5e-4, PPO/GSPO clip, 2 mini-batches an iteration) with a KL term (β 0.1) to the SFT policy and
+  (lr 5e-4, PPO/GSPO clip, 2 mini-batches of merged episode rows an iteration, 4 of step rows for
+  StepPO) with a KL term (β 0.1) to the SFT policy and
   negative advantages weighted 0.25, and evaluate on all 1,000 test tasks. SFT solves about one test
   task in four. Without the KL term and the weighting, GRPO made this policy worse (0.257 → 0.203 on
   300 test tasks in 20 iterations): most samples fail by one miscopied digit, and pushing those down
