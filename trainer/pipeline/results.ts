@@ -136,12 +136,15 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
   the ε the optimizer uses without the field. That one key was deleted from its \`state.json\` so that
   the current recipe schema reads the run.
 - A run that stopped shows the stage and the reason in the last column of the runs table.
-- No SFT or RL run on GSM8K, search, the HotpotQA sample, code or webshop this time: each run is
-  over 10 minutes of these two cores, which went to the calculator row, and the search and webshop
-  demonstrations (result pages, store pages) are thousands of byte tokens per episode. The GSM8K
-  expert cell needs the dataset imported first (\`npm run data -- import gsm8k
-  ../shared/data/gsm8k/train.jsonl\`); the HotpotQA sample is a dev split only, and the expert row
-  plays train tasks.
+- Code: \`code-grpo\` and \`code-steppo\` ran (about 4 minutes each, fresh d_model 64 models, 96 demos ×
+  3 epochs): SFT and both RL methods solved none of the 50 test tasks. Webshop: \`webshop-grpo\`'s SFT
+  stage failed on wasm with "memory access out of bounds": its rows are up to 7,168 tokens and one
+  SFT step takes 16 of them, so the attention scores alone need several GiB, more than wasm's 4 GiB
+  heap (the RL update splits its batch into passes under a budget; SFT does not yet). No run on
+  GSM8K, search or the HotpotQA sample: each is over 10 minutes of these two cores, which went to
+  the calculator row. The GSM8K expert cell needs the dataset imported first (\`npm run data --
+  import gsm8k ../shared/data/gsm8k/train.jsonl\`); the HotpotQA sample is a dev split only, and the
+  expert row plays train tasks.
 
 ## Runs
 
