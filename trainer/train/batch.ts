@@ -22,7 +22,12 @@ export type StepSpan = { row: number; start: number; length: number };
 export type TrainBatch = {
   /** Ids of each row (the last step's prompt ++ response), unpadded. */
   sequences: number[][];
-  /** Row length T (longest sequence − 1, and at least every step's start + 1). */
+  /**
+   * Positions each row needs: every predicted id, and each step's start (where an empty response still
+   * has a value), at least 1.
+   */
+  lengths: number[];
+  /** Row length T: the longest of `lengths`. */
   width: number;
   /** Input ids [R, T] and next-token targets [R, T], padded with `pad`. */
   ids: number[][];
@@ -44,11 +49,6 @@ export type EpisodeLayout = {
   /** Σ of the episode's response lengths. */
   length: number;
 };
-
-/** Positions a row needs: every predicted id, and each step's start (an empty response still has a value). */
-export function rowLength(batch: TrainBatch, row: number): number {
-  return Math.max(1, (batch.sequences[row]?.length ?? 1) - 1);
-}
 
 /** `step`'s prompt begins with `prefix` (the previous step's prompt ++ response): append mode. */
 export function extendsPrefix(prefix: readonly number[], step: StepRecord): boolean {
@@ -81,14 +81,18 @@ export function buildBatch(trajectories: readonly Trajectory[], pad: number, mer
     }
     return { trajectory, spans, offsetOfStep, length };
   });
-  const starts = episodes.flatMap((e) => e.spans.map((s) => s.start + 1));
-  const width = Math.max(1, ...sequences.map((s) => s.length - 1), ...starts);
+  const lengths = sequences.map((seq) => Math.max(1, seq.length - 1));
+  for (const e of episodes) {
+    for (const s of e.spans) lengths[s.row] = Math.max(lengths[s.row] as number, s.start + 1);
+  }
+  const width = Math.max(1, ...lengths);
   const mask = sequences.map(() => new Array<number>(width).fill(0));
   for (const e of episodes) {
     for (const s of e.spans) (mask[s.row] as number[]).fill(1, s.start, s.start + s.length);
   }
   return {
     sequences,
+    lengths,
     width,
     ids: sequences.map((seq) => Array.from({ length: width }, (_, t) => seq[t] ?? pad)),
     targets: sequences.map((seq) => Array.from({ length: width }, (_, t) => seq[t + 1] ?? pad)),

@@ -13,7 +13,7 @@ import {
 } from "../algos/index.js";
 import type { ModelConfig, PolicyModel } from "../policy/types.js";
 import type { Trajectory } from "../rollout/types.js";
-import { buildBatch, fromFlat, rowLength, type TrainBatch, toFlat } from "./batch.js";
+import { buildBatch, fromFlat, type TrainBatch, toFlat } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 
 export type UpdateContext = {
@@ -56,11 +56,7 @@ export function planPasses(
   c: ModelConfig,
   budget: number,
 ): Pass[] {
-  const starts = new Map<number, number>();
-  for (const e of batch.episodes)
-    for (const s of e.spans) starts.set(s.row, Math.max(starts.get(s.row) ?? 0, s.start + 1));
-  // At least every step's start + 1 positions, so that StepPO's value there stays in range.
-  const length = (r: number) => Math.min(batch.width, Math.max(rowLength(batch, r), starts.get(r) ?? 0));
+  const length = (r: number) => batch.lengths[r] as number;
   const sorted = [...rows].sort((a, b) => length(a) - length(b));
   const passes: Pass[] = [];
   let current: number[] = [];
