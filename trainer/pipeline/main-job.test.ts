@@ -140,6 +140,33 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect(state.value.sft).toBeUndefined();
   }, 60_000);
 
+  it("with trainEnv, SFT and RL train on that env and the evaluations run on the recipe's env", async () => {
+    // The evaluated env does not exist, so the first evaluation fails, after training on calculator.
+    const split = parseRecipe({
+      ...recipe,
+      env: "edgegym/no-such-env@1.0.0",
+      trainEnv: "edgegym/calculator@1.0.0",
+      rl: { ...recipe.rl, iterations: 1 },
+    });
+    if (!split.ok) throw new Error(split.error);
+    const log: string[] = [];
+    const ran = await runMainJob({
+      name: "transfer",
+      recipe: split.value,
+      runDir: await mkdtemp(join(tmpdir(), "edgegym-main-job-")),
+      hub,
+      fresh: false,
+      log: (l) => log.push(l),
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
+    expect(
+      log.some((l) => l.startsWith("stage sft: 4 expert demos from hub://edgegym/calculator@1.0.0")),
+    ).toBe(true);
+    expect(ran.ok).toBe(false);
+    if (!ran.ok) expect(ran.error).toMatch(/^eval sft: .*no-such-env/);
+  }, 120_000);
+
   it("a recipe's base checkpoint is where its SFT stage starts", async () => {
     // The base is 24 wide while the recipe's fresh-model shape is 16: the SFT result's width says which ran.
     await initBackend("cpu");

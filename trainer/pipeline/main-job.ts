@@ -44,7 +44,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
   const state = loaded.value;
   delete state.failure;
   await saveState(runDir, state);
-  const env = `hub://${recipe.env}`;
+  const env = `hub://${recipe.trainEnv ?? recipe.env}`;
   process.env.EDGEGYM_HUB_URL = opts.hub.url;
   process.env.EDGEGYM_TOKEN = opts.hub.token;
   const io: RunIO = {

@@ -1,8 +1,8 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { access, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RECIPE, listRecipes, loadRecipe, parseRecipe } from "./recipe.js";
+import { baseDir, DEFAULT_RECIPE, listRecipes, loadRecipe, parseRecipe } from "./recipe.js";
 
 const ENVS = ["calculator", "search", "code", "webshop"] as const;
 
@@ -13,7 +13,9 @@ describe("recipes", () => {
     for (const name of names) {
       const loaded = await loadRecipe(name);
       if (!loaded.ok) throw new Error(loaded.error);
-      expect(loaded.value.recipe.env).toMatch(/^edgegym\/[a-z-]+@\d+\.\d+\.\d+$/);
+      expect(loaded.value.recipe.env).toMatch(/^edgegym\/[a-z0-9-]+@\d+\.\d+\.\d+$/);
+      // Its data files are there to import (../shared sits beside the repository).
+      for (const d of loaded.value.recipe.data) await access(resolve(baseDir(), d.path));
       // The file name says the env and the method: <env>-<algo>.json.
       expect(name.startsWith(loaded.value.recipe.env.split("/")[1]?.split("@")[0] ?? "?")).toBe(true);
     }

@@ -23,14 +23,25 @@ const RL_OWNED = { ...OWNED, reference: true } as const;
 export const Recipe = z.object({
   /** One line saying what the recipe shows. */
   description: z.string(),
-  /** The hub env as `owner/name@version`; the pipeline trains on `hub://<env>`. */
+  /** The hub env as `owner/name@version` that both policies are evaluated on. */
   env: EnvRef,
+  /**
+   * The hub env SFT and RL train on, when it is not `env`: an env with the same tools whose train
+   * split stands in for one that has none (procedural search questions for the HotpotQA sample).
+   * Unset: they train on `env`.
+   */
+  trainEnv: EnvRef.optional(),
   /**
    * A checkpoint folder, relative to the repository, that the SFT stage continues from instead of a
    * fresh model: a longer SFT run of the project's own, committed with the command that made it (see
    * its README). Unset: SFT starts from a fresh model of `sft.model`'s shape.
    */
   base: z.string().optional(),
+  /**
+   * Datasets the env serves, imported into the local hub's D1 before the hub starts, as
+   * `npm run data -- import <kind> <path> --d1 local` would (paths relative to the repository).
+   */
+  data: z.array(z.object({ kind: z.string(), path: z.string() }).strict()).default([]),
   /** `edgegym sft` fields (model shape, demo count, epochs, ...). */
   sft: SftConfig.omit(OWNED).strict().default(SftConfig.omit(OWNED).parse({})),
   /** `edgegym train` fields (algorithm, iterations, group size, ...). */

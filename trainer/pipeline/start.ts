@@ -5,6 +5,7 @@ import { beforeAfter } from "./before-after.js";
 import { startLocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
 import { DEFAULT_RECIPE, listRecipes, loadRecipe } from "./recipe.js";
+import { importRecipeData } from "./recipe-data.js";
 
 /**
  * `npm start [-- --recipe <name>] [--out <dir>] [--port <n>] [--persist-to <dir>] [--fresh] [--list]`:
@@ -36,6 +37,11 @@ const { name, recipe } = loaded.value;
 const runDir = resolve(values.out ?? `runs/${name}`);
 const t0 = performance.now();
 say(`recipe ${name}: ${recipe.description}`);
+const data = await importRecipeData(recipe, values["persist-to"], say);
+if (!data.ok) {
+  say(data.error);
+  process.exit(1);
+}
 say(`starting the local hub on port ${values.port} (wrangler dev, local D1, built-in envs published)…`);
 const hub = await startLocalHub({
   port: Number(values.port),

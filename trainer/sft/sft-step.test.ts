@@ -124,3 +124,79 @@ describe("loss mask", () => {
     model.dispose();
   });
 });
+
+describe("SFT step in passes (wasm, whose heap is capped at 4 GiB)", () => {
+  const LONG = { ...TINY, vocabSize: 64, contextLength: 512 };
+  const model = () => {
+    const made = createModel(LONG, { seed: 7 });
+    if (!made.ok) throw new Error(made.error);
+    return made.value;
+  };
+  /** Row r: `length` ids, the last `learn` of them trained; right-padded with 0 to `width`. */
+  const rows = (specs: readonly (readonly [number, number])[], width: number) => {
+    const id = (r: number, t: number) => 1 + ((r * 11 + t * 7) % 60);
+    return {
+      ids: specs.map(([len], r) => Array.from({ length: width }, (_, t) => (t < len ? id(r, t) : 0))),
+      targets: specs.map(([len], r) => Array.from({ length: width }, (_, t) => (t < len ? id(r, t + 1) : 0))),
+      mask: specs.map(([len, learn]) =>
+        Array.from({ length: width }, (_, t) => (t < len && t >= len - learn ? 1 : 0)),
+      ),
+    };
+  };
+  const weights = (m: PolicyModel) => m.trainableVariables.map((v) => Array.from(v.dataSync()));
+
+  it("gives the one-pass loss and update when every row runs in a pass of its own", async () => {
+    await use("wasm");
+    // Lengths 6, 20, 11 and a row that trains nothing; learned tokens 3 + 5 + 4 + 0 = 12.
+    const batch = rows(
+      [
+        [6, 3],
+        [20, 5],
+        [11, 4],
+        [9, 0],
+      ],
+      20,
+    );
+    const run = (passElements: number) => {
+      const m = model();
+      const before = weights(m);
+      const out = sftStep(m, tf.train.sgd(1), batch, { passElements });
+      const delta = weights(m).map((w, i) => w.map((x, j) => x - (before[i]?.[j] ?? 0)));
+      m.dispose();
+      return { out, delta };
+    };
+    const one = run(Number.POSITIVE_INFINITY);
+    // A budget of 1 element: each live row is its own pass (3 passes, the empty row skipped).
+    const split = run(1);
+    expect(split.out.tokens).toBe(12);
+    expect(split.out.loss).toBeCloseTo(one.out.loss, 5);
+    expect(split.out.gradNorm).toBeCloseTo(one.out.gradNorm, 4);
+    const flat = (d: number[][]) => d.flat();
+    const a = flat(split.delta);
+    const b = flat(one.delta);
+    expect(Math.max(...b.map(Math.abs))).toBeGreaterThan(1e-4);
+    expect(Math.max(...a.map((x, i) => Math.abs(x - (b[i] as number))))).toBeLessThan(1e-5);
+  });
+
+  it("holds peak memory near one pass's, however many long rows the batch has", async () => {
+    await use("wasm");
+    const peak = async (n: number) => {
+      const m = model();
+      const batch = rows(
+        Array.from({ length: n }, () => [400, 100] as const),
+        400,
+      );
+      const base = tf.memory().numBytes;
+      // Budget: 2 rows of width 400.
+      const info = await tf.profile(() => {
+        sftStep(m, tf.train.sgd(0.1), batch, { passElements: 2 * 400 * (2 * 4 * 400 + 2 * 64) });
+      });
+      m.dispose();
+      return info.peakBytes - base;
+    };
+    const two = await peak(2);
+    const sixteen = await peak(16);
+    // One pass over all 16 rows would hold 8× the attention activations of a 2-row pass.
+    expect(sixteen).toBeLessThan(1.5 * two);
+  });
+});

@@ -5,12 +5,12 @@ import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../policy/types.js";
 import { collectDemos } from "../rollout/demos.js";
 import { runRollouts } from "../rollout/loop.js";
+import { sftStep } from "../sft/sft-step.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import { rlUpdate } from "./rl-update.js";
 import { frozenCopy, sampleTasks } from "./session.js";
-import { sftUpdate } from "./sft-run.js";
 
 export type ProbeOptions = {
   /** SFT steps of 16 rows on 64 expert episodes. */
@@ -104,7 +104,14 @@ export async function learningProbe(
   for (let s = 0; s < opts.sftSteps; s++) {
     const rows = Array.from({ length: 16 }, (_, i) => (s * 16 + i) % batch.sequences.length);
     const pick = (m: number[][]) => rows.map((r) => m[r] as number[]);
-    sftUpdate(sft, adam, { ids: pick(batch.ids), targets: pick(batch.targets), mask: pick(batch.mask) }, 1);
+    sftStep(
+      sft,
+      adam,
+      { ids: pick(batch.ids), targets: pick(batch.targets), mask: pick(batch.mask) },
+      {
+        maxGradNorm: 1,
+      },
+    );
   }
   record("sft", await successRate(sft));
 

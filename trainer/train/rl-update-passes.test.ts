@@ -2,11 +2,12 @@ import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
+import { PASS_ELEMENTS, passCost, planPasses } from "../policy/passes.js";
 import type { ModelConfig, PolicyModel } from "../policy/types.js";
 import type { StepRecord, Trajectory } from "../rollout/types.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
-import { PASS_ELEMENTS, passCost, planPasses, rlUpdate } from "./rl-update.js";
+import { rlUpdate } from "./rl-update.js";
 
 // The bug only showed on wasm (its heap is capped at 4 GiB), so these run there.
 beforeAll(async () => {
@@ -76,12 +77,12 @@ describe("planPasses", () => {
     // cost(n, w) = n·w·(L·H·w + 2·V) = n·w·(2w + 128). Budget cost(2, 40) = 80·208 = 16 640.
     // Sorted 10 (row 0), 20 (row 2), 40 (row 1), 40 (row 3): rows 0 and 2 cost 2·20·168 = 6 720;
     // adding row 1 would cost 3·40·208 = 24 960 > 16 640, so it starts a pass that row 3 joins (16 640).
-    expect(planPasses(batch, [0, 1, 2, 3], c, passCost(c, 2, 40))).toEqual([
+    expect(planPasses(batch.lengths, [0, 1, 2, 3], c, passCost(c, 2, 40))).toEqual([
       { rows: [0, 2], width: 20 },
       { rows: [1, 3], width: 40 },
     ]);
     // A row over budget still gets a pass of its own.
-    expect(planPasses(batch, [1, 0], c, 1)).toEqual([
+    expect(planPasses(batch.lengths, [1, 0], c, 1)).toEqual([
       { rows: [0], width: 10 },
       { rows: [1], width: 40 },
     ]);

@@ -11,7 +11,8 @@ import {
   valueLoss,
   weighNegativeAdvantages,
 } from "../algos/index.js";
-import type { ModelConfig, PolicyModel } from "../policy/types.js";
+import { accumulate, PASS_ELEMENTS, type Pass, planPasses, rowsOf } from "../policy/passes.js";
+import type { PolicyModel } from "../policy/types.js";
 import type { Trajectory } from "../rollout/types.js";
 import { buildBatch, fromFlat, type TrainBatch, toFlat } from "./batch.js";
 import type { TrainConfig } from "./config.js";
@@ -26,56 +27,6 @@ export type UpdateContext = {
   /** Budget of one forward(/backward) pass in float32 elements (see {@link passCost}); default {@link PASS_ELEMENTS}. */
   passElements?: number;
 };
-
-/**
- * Default budget of one pass: 2²⁵ elements (128 MiB per tensor of that size). One pass over a whole
- * code-env batch (29 rows of 619 tokens) held ~45M-element attention tensors per layer and exhausted
- * wasm's 4 GiB heap in the backward pass, which tfjs-wasm reports as "remainder by zero".
- */
-export const PASS_ELEMENTS = 2 ** 25;
-
-/**
- * Size of a pass over n rows of width w: n·w·(L·H·w + 2·V) elements, the attention scores of every
- * layer (kept for the backward pass) plus the logits and one-hots over the vocabulary.
- */
-export function passCost(c: ModelConfig, n: number, w: number): number {
-  return n * w * (c.nLayers * c.nHeads * w + 2 * c.vocabSize);
-}
-
-/** Rows run through the model together, trimmed to `width` columns (their longest sequence). */
-type Pass = { rows: number[]; width: number };
-
-/**
- * Splits `rows` into passes of at most `budget` elements each (a row over budget alone still gets
- * a pass). Rows are sorted by length first so each pass is padded only to its own longest row;
- * right padding beyond a row's length changes nothing under the causal mask.
- */
-export function planPasses(
-  batch: TrainBatch,
-  rows: readonly number[],
-  c: ModelConfig,
-  budget: number,
-): Pass[] {
-  const length = (r: number) => batch.lengths[r] as number;
-  const sorted = [...rows].sort((a, b) => length(a) - length(b));
-  const passes: Pass[] = [];
-  let current: number[] = [];
-  for (const r of sorted) {
-    if (current.length > 0 && passCost(c, current.length + 1, length(r)) > budget) {
-      passes.push({ rows: current, width: length(current[current.length - 1] as number) });
-      current = [];
-    }
-    current.push(r);
-  }
-  if (current.length > 0)
-    passes.push({ rows: current, width: length(current[current.length - 1] as number) });
-  return passes;
-}
-
-/** The pass's rows of an `[R, T]` matrix, trimmed to the pass width. */
-function rowsOf(m: readonly (readonly number[])[], pass: Pass): number[][] {
-  return pass.rows.map((r) => (m[r] ?? []).slice(0, pass.width));
-}
 
 type Scored = { logprobs: number[][]; values?: number[][]; refLogprobs?: number[][] };
 
@@ -93,7 +44,7 @@ function score(ctx: UpdateContext, batch: TrainBatch, withValues: boolean): Scor
     });
   };
   const all = batch.sequences.map((_, r) => r);
-  for (const pass of planPasses(batch, all, ctx.model.config, ctx.passElements ?? PASS_ELEMENTS)) {
+  for (const pass of planPasses(batch.lengths, all, ctx.model.config, ctx.passElements ?? PASS_ELEMENTS)) {
     tf.tidy(() => {
       const ids = tf.tensor2d(rowsOf(batch.ids, pass), undefined, "int32");
       const targets = tf.tensor2d(rowsOf(batch.targets, pass), undefined, "int32");
@@ -245,19 +196,6 @@ function countsOf(rows: readonly number[], mask: number[][], valueMask: number[]
   return out;
 }
 
-/** Adds `grads` into `acc` (both by variable name), disposing what it replaces. */
-function accumulate(acc: tf.NamedTensorMap, grads: tf.NamedTensorMap): void {
-  for (const [name, g] of Object.entries(grads)) {
-    const prev = acc[name];
-    if (!prev) {
-      acc[name] = g;
-      continue;
-    }
-    acc[name] = tf.add(prev, g);
-    tf.dispose([prev, g]);
-  }
-}
-
 /**
  * `ppoEpochs` passes of mini-batch steps. Each mini-batch's gradient is accumulated over passes of
  * bounded size ({@link planPasses}); each pass's loss terms are weighted by its share of what the
@@ -287,7 +225,12 @@ function optimise(
       if (!trains(total)) continue;
       const seen: Record<string, number> = {};
       const acc: tf.NamedTensorMap = {};
-      for (const pass of planPasses(batch, rows, ctx.model.config, ctx.passElements ?? PASS_ELEMENTS)) {
+      for (const pass of planPasses(
+        batch.lengths,
+        rows,
+        ctx.model.config,
+        ctx.passElements ?? PASS_ELEMENTS,
+      )) {
         const n = countsOf(pass.rows, batch.mask, valueMask);
         if (!trains(n)) continue;
         const share = {

@@ -1,11 +1,8 @@
-import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../environments/kit/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { clipGradNorm } from "../algos/index.js";
 import { createAdam } from "../policy/optimizer-step.js";
-import type { PolicyModel } from "../policy/types.js";
 import { collectDemos } from "../rollout/demos.js";
-import { maskedNll, type SftBatch } from "../sft/sft-step.js";
+import { sftStep } from "../sft/sft-step.js";
 import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
 import type { SftConfig } from "./sft-config.js";
 import { padSftRows, type SftRow, sftRows } from "./sft-rows.js";
@@ -72,8 +69,9 @@ export async function runSft(
         order.slice(from, from + config.batchRows).map((r) => rows[r] as SftRow),
         tokenizer.special.pad,
       );
-      loss += sftUpdate(model, optimizer, batch, config.maxGradNorm);
-      tokens += batch.mask.flat().reduce((a, b) => a + b, 0);
+      const step = sftStep(model, optimizer, batch, { maxGradNorm: config.maxGradNorm });
+      loss += step.loss;
+      tokens += step.tokens;
       steps++;
     }
     const seconds = (performance.now() - t0) / 1000;
@@ -91,30 +89,4 @@ export async function runSft(
   if (!saved.ok) return err(`cannot save ${checkpoint}: ${saved.error}`);
   io.log(`checkpoint: ${checkpoint}`);
   return ok({ checkpoint, last });
-}
-
-/**
- * One masked next-token step on assistant tokens. Variables outside the loss (the value head) get no
- * gradient and are left alone. Returns the loss.
- */
-export function sftUpdate(
-  model: PolicyModel,
-  optimizer: tf.Optimizer,
-  batch: SftBatch,
-  maxGradNorm: number,
-): number {
-  const { value, grads } = tf.tidy(() => {
-    const ids = tf.tensor2d(batch.ids, undefined, "int32");
-    const targets = tf.tensor2d(batch.targets, undefined, "int32");
-    const mask = tf.tensor2d(batch.mask);
-    return tf.variableGrads(
-      () => maskedNll(model.logprobsOf(ids, targets), mask),
-      model.trainableVariables as tf.Variable[],
-    );
-  });
-  const clipped = clipGradNorm(grads, maxGradNorm);
-  optimizer.applyGradients(clipped.grads);
-  const loss = value.dataSync()[0] as number;
-  tf.dispose([value, ...Object.values(grads), ...Object.values(clipped.grads)]);
-  return loss;
 }
