@@ -1,5 +1,5 @@
 import { EdgegymError } from "../../shared/errors.js";
-import type { Action, Limits, Observation, StepInfo } from "../../shared/protocol.js";
+import type { Action, ChatMessage, Limits, Observation, StepInfo } from "../../shared/protocol.js";
 import {
   formatToolResponses,
   type ParsedCall,
@@ -98,12 +98,40 @@ async function run<Task, State>(
     outcomes.map((o) => o.response),
     style,
   );
-  const replaced = await def.replaceContext?.(appended, { ...ctx, state, step: ctx.step + 1 });
+  const replaced = await def.replaceContext?.(
+    appended,
+    { ...ctx, state, step: ctx.step + 1 },
+    { assistant: assistantTurn(content, style, calls), invalidCalls: invalid },
+  );
   return {
     state,
     reward,
     done: outcomes.some((o) => o.done),
     observation: replaced ? { messages: replaced, mode: "replace" } : { messages: appended, mode: "append" },
     info: { ...info, reward_components: components, tool_calls: calls.length, invalid_calls: invalid },
+  };
+}
+
+/** The action as the assistant message a chat context holds: Hermes text, or OpenAI tool_calls. */
+function assistantTurn(
+  content: string,
+  style: "hermes" | "openai",
+  calls: readonly ParsedCall[],
+): ChatMessage & { role: "assistant" } {
+  if (style === "hermes") return { role: "assistant", content };
+  return {
+    role: "assistant",
+    content: content === "" ? null : content,
+    tool_calls: calls.flatMap((c) =>
+      c.ok
+        ? [
+            {
+              id: c.id,
+              type: "function" as const,
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            },
+          ]
+        : [],
+    ),
   };
 }

@@ -93,11 +93,15 @@ export type EnvironmentDefinition<Task, State, Config> = {
   /**
    * Agent-R1's flexible context management: after a tool step, return the whole new context (built
    * from the task and state, since the server keeps no history) and the observation is sent with
-   * `mode: "replace"`. `undefined`, or leaving this out, appends the tool responses.
+   * `mode: "replace"`. `undefined`, or leaving this out, appends the tool responses. `turn` is the
+   * step's action as an assistant message (Hermes text, or OpenAI `tool_calls` with string
+   * arguments) and how many of its calls were invalid, so that a hook can keep just the last turn,
+   * `[system, turn.assistant, ...appended]`, and append instead when the model must see its mistake.
    */
   replaceContext?(
     appended: ChatMessage[],
     ctx: EpisodeContext<Task, State>,
+    turn: { assistant: ChatMessage & { role: "assistant" }; invalidCalls: number },
   ): ChatMessage[] | undefined | Promise<ChatMessage[] | undefined>;
   /** Scores the final answer (the action's text outside tool calls) and ends the episode. */
   finish(answer: string, ctx: EpisodeContext<Task, State>): Score | Promise<Score>;

@@ -19,9 +19,16 @@ import { PageState, renderPage } from "./pages.js";
 export type WebshopConfig = {
   /** Products in the built-in generated catalog (ignored by `webshop-real`). */
   catalogSize: number;
+  /**
+   * What the agent's context holds after each step. `page`: the system prompt and the current page
+   * only, as WebShop's own env returns only the current observation (observation `mode: "replace"`);
+   * an item page then lists the options chosen so far, which the page itself does not show.
+   * `history`: every page is appended, so the context grows by about 1k tokens a step.
+   */
+  context: "page" | "history";
 };
 
-export const DEFAULT_WEBSHOP_CONFIG: WebshopConfig = { catalogSize: 1000 };
+export const DEFAULT_WEBSHOP_CONFIG: WebshopConfig = { catalogSize: 1000, context: "page" };
 
 const SYSTEM =
   "You shop on WebShop for the product the instruction describes. Each turn send one command, " +
@@ -37,7 +44,7 @@ function commandIn(content: string): string | undefined {
 function createWebshopEnv(name: string, description: string, source: WebshopSource, config: WebshopConfig) {
   return defineEnvironment<Goal, PageState, WebshopConfig>({
     name,
-    version: "1.0.0",
+    version: "1.1.0",
     description,
     tools: {
       env_step: {
@@ -52,8 +59,11 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
           const r = await browse(command, state, ctx.task, store);
           if (!r.ok) throw new EdgegymError("internal", r.error);
           const { page, reward, valid } = r.value;
+          const next = r.value.state;
+          const chosen = config.context === "page" && "opts" in next ? Object.values(next.opts) : [];
           return {
-            content: page.text,
+            // With only the last page in the context, the item page must say which options are set.
+            content: chosen.length > 0 ? `${page.text} [SEP] Chosen: ${chosen.join(", ")}` : page.text,
             state: r.value.state,
             done: reward !== undefined,
             rewards: reward?.components ?? {},
@@ -77,6 +87,12 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
       { role: "system", content: SYSTEM },
       { role: "user", content: renderPage({ p: "start" }, task.instruction, new Map()).text },
     ],
+    // The last turn only: the page in the tool response holds the instruction and (see `run`) the
+    // options chosen. A turn with a bad call is appended, so that the model sees its error.
+    replaceContext: (appended, _ctx, turn) =>
+      config.context === "history" || turn.invalidCalls > 0
+        ? undefined
+        : [{ role: "system", content: SYSTEM }, turn.assistant, ...appended],
     textAction: (content) => {
       const command = commandIn(content);
       return command === undefined ? undefined : [{ name: "env_step", arguments: { command } }];
@@ -92,7 +108,8 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
 }
 
 /** WebShop over the built-in generated catalog: needs no download, only a database for the index. */
-export function createWebshop(config: WebshopConfig = DEFAULT_WEBSHOP_CONFIG): Environment {
+export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environment {
+  const config = { ...DEFAULT_WEBSHOP_CONFIG, ...overrides };
   return createWebshopEnv(
     "webshop",
     "WebShop (Yao et al. 2022) text mode over a generated catalog: search and click to buy the product the instruction describes.",

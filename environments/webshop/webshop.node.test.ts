@@ -52,7 +52,7 @@ describe("webshop over HTTP on Node", () => {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const text = (r: { body: Record<string, unknown> }) =>
-    ((r.body.observation as { messages: { content: string }[] }).messages[0]?.content ?? "").replace(
+    ((r.body.observation as { messages: { content: string }[] }).messages.at(-1)?.content ?? "").replace(
       /<\/?tool_response>\n?/g,
       "",
     );

@@ -35,10 +35,11 @@ export function stepTests(s: Suite): void {
       content: `thinking\n${formatHermesCall(call.name, call.arguments)}`,
     });
     expect(r.done).toBe(false);
-    expect(r.observation.mode).toBe("append");
-    expect(r.observation.messages).toHaveLength(1);
-    expect(r.observation.messages[0]).toMatchObject({ role: "user" });
-    expect(r.observation.messages[0]?.content).toContain("<tool_response>");
+    // Appended, the responses are the whole observation; a replaced context ends with them.
+    const { mode, messages } = r.observation;
+    if (mode === "append") expect(messages).toHaveLength(1);
+    expect(messages.at(-1)).toMatchObject({ role: "user" });
+    expect(messages.at(-1)?.content).toContain("<tool_response>");
   });
 
   it("OpenAI tool_calls get one tool message per call; arguments may be a string or an object", async () => {
@@ -55,11 +56,20 @@ export function stepTests(s: Suite): void {
         { id: "call_b", function: { name: call.name, arguments: call.arguments as Record<string, unknown> } },
       ],
     });
-    expect(r.observation.messages.map((m) => [m.role, "tool_call_id" in m ? m.tool_call_id : ""])).toEqual([
+    const { mode, messages } = r.observation;
+    const responses = messages.slice(-2);
+    if (mode === "append") expect(messages).toHaveLength(2);
+    else {
+      // A replaced context holds the calls' assistant turn before their responses, as chat APIs require.
+      const turn = messages.at(-3);
+      expect(turn?.role).toBe("assistant");
+      if (turn?.role === "assistant") expect(turn.tool_calls?.map((c) => c.id)).toEqual(["call_a", "call_b"]);
+    }
+    expect(responses.map((m) => [m.role, "tool_call_id" in m ? m.tool_call_id : ""])).toEqual([
       ["tool", "call_a"],
       ["tool", "call_b"],
     ]);
-    expect(r.observation.messages[0]?.content).toBe(r.observation.messages[1]?.content);
+    expect(responses[0]?.content).toBe(responses[1]?.content);
   });
 
   it("malformed calls, unknown tools and bad arguments come back as tool errors, not HTTP errors", async () => {
