@@ -64,5 +64,11 @@ describe("the results table", () => {
     expect(t[0]?.endsWith("| RL hub run | stopped by |")).toBe(true);
     // The failure is shown, with table pipes escaped.
     expect(t[3]).toMatch(/\| rl segment 2: a \/ b \|$/);
+    // A run trained on another env than the one it is evaluated on says both.
+    const transfer = run("search-hotpotqa", "grpo", 0, 0);
+    transfer.recipe = { ...transfer.recipe, trainEnv: "edgegym/search@1.0.0" };
+    expect(timingsTable([transfer]).split("\n")[2]).toContain(
+      "| edgegym/search@1.0.0 → edgegym/search-hotpotqa@1.0.0 |",
+    );
   });
 });

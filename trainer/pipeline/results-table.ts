@@ -90,7 +90,10 @@ export function resultsTable(runs: readonly FinishedRun[], experts: readonly Exp
   return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
-/** Per run: recipe, env, backend and how long each stage took (seconds, as the run recorded them). */
+/**
+ * Per run: recipe, env (`trained on → evaluated on` when they differ), backend and how long each stage
+ * took (seconds, as the run recorded them).
+ */
 export function timingsTable(runs: readonly FinishedRun[]): string {
   const rows = [
     [
@@ -113,7 +116,7 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
     rows.push([
       dir,
       state.recipe,
-      recipe.env,
+      recipe.trainEnv ? `${recipe.trainEnv} → ${recipe.env}` : recipe.env,
       state.backend ?? "?",
       state.sft ? state.sft.seconds.toFixed(0) : "-",
       state.segments.length > 0
