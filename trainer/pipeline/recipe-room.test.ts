@@ -9,7 +9,7 @@ import { listRecipes, loadRecipe } from "./recipe.js";
 const PROCEDURAL = ["calculator", "search", "code", "webshop"];
 
 describe("recipes leave the expert room", () => {
-  it("the expert's episodes fit sft.maxSteps and the context, and its actions fit maxNewTokens", async () => {
+  it("the expert's episodes fit every stage's maxSteps and the context, its actions maxNewTokens", async () => {
     const tokenizer = new ByteTokenizer();
     let checked = 0;
     for (const name of await listRecipes()) {
@@ -32,6 +32,9 @@ describe("recipes leave the expert room", () => {
         demos.filter((d) => !d.success).map((d) => d.task),
         `${name}: unsolved in sft.maxSteps`,
       ).toEqual([]);
+      const longestEpisode = Math.max(...demos.map((d) => d.steps.length));
+      expect(longestEpisode, `${name}: rl.maxSteps`).toBeLessThanOrEqual(recipe.rl.maxSteps);
+      expect(longestEpisode, `${name}: eval.maxSteps`).toBeLessThanOrEqual(recipe.eval.maxSteps);
       const longestAction = Math.max(...demos.flatMap((d) => d.steps.map((s) => s.responseIds.length)));
       expect(longestAction, `${name}: rl.maxNewTokens`).toBeLessThanOrEqual(recipe.rl.maxNewTokens);
       expect(longestAction, `${name}: eval.maxNewTokens`).toBeLessThanOrEqual(recipe.eval.maxNewTokens);

@@ -62,20 +62,27 @@ export async function runSft(
     }
     let loss = 0;
     let tokens = 0;
+    let learned = 0;
     let steps = 0;
     const t0 = performance.now();
     for (let from = 0; from < order.length; from += config.batchRows) {
-      const batch = padSftRows(
-        order.slice(from, from + config.batchRows).map((r) => rows[r] as SftRow),
-        tokenizer.special.pad,
-      );
-      const step = sftStep(model, optimizer, batch, { maxGradNorm: config.maxGradNorm });
+      const chunk = order.slice(from, from + config.batchRows).map((r) => rows[r] as SftRow);
+      const step = sftStep(model, optimizer, padSftRows(chunk, tokenizer.special.pad), {
+        maxGradNorm: config.maxGradNorm,
+      });
       loss += step.loss;
-      tokens += step.tokens;
+      learned += step.tokens;
+      // Every position the model runs, as RL's figure counts them, not only the learned ones.
+      tokens += chunk.reduce((a, r) => a + r.tokens.length - 1, 0);
       steps++;
     }
     const seconds = (performance.now() - t0) / 1000;
-    last = { iteration: epoch, "losses/sft": loss / steps, "perf/train_tokens_per_s": tokens / seconds };
+    last = {
+      iteration: epoch,
+      "losses/sft": loss / steps,
+      "perf/train_tokens_per_s": tokens / seconds,
+      "perf/learned_tokens_per_s": learned / seconds,
+    };
     await run.metrics(last);
     onEpoch(epoch, config.epochs, last);
   }
