@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../environments/kit/random.js";
+import { PASS_ELEMENTS, passCost } from "../policy/passes.js";
 import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
 import {
   attention,
@@ -36,15 +37,18 @@ function prefixMask(pads: number[], length: number): tf.Tensor {
   return tf.tensor(data, [pads.length, 1, 1, length, length]);
 }
 
-/** Left-pads the prompts and runs them through the model, returning the cache and last logits. */
+/**
+ * Left-pads the prompts to `length` and runs them through the model, returning the cache and last
+ * logits.
+ */
 function prefill(
   w: Weights,
   c: ModelConfig,
   r: RopeTables,
   proj: Projections[],
   prompts: readonly (readonly number[])[],
+  length: number,
 ) {
-  const length = Math.max(...prompts.map((p) => p.length));
   const pads = prompts.map((p) => length - p.length);
   const ids = new Int32Array(prompts.length * length);
   const positions = new Int32Array(prompts.length * length);
@@ -74,6 +78,39 @@ function prefill(
     return { cache, logits };
   });
   return { ...out, pads };
+}
+
+/**
+ * {@link prefill} in passes of at most `budget` elements, every row padded to the longest prompt so
+ * that the passes' caches concatenate along the batch. Inside a pass every layer's `[n, H, T, T]`
+ * scores live until the pass ends: 32 webshop prompts of 1.7k tokens at once overflowed wasm's heap.
+ */
+function prefillInPasses(
+  w: Weights,
+  c: ModelConfig,
+  r: RopeTables,
+  proj: Projections[],
+  prompts: readonly (readonly number[])[],
+  budget: number,
+) {
+  const length = Math.max(...prompts.map((p) => p.length));
+  const perPass = Math.max(1, Math.floor(budget / passCost(c, 1, length)));
+  if (prompts.length <= perPass) return prefill(w, c, r, proj, prompts, length);
+  const parts: ReturnType<typeof prefill>[] = [];
+  for (let from = 0; from < prompts.length; from += perPass)
+    parts.push(prefill(w, c, r, proj, prompts.slice(from, from + perPass), length));
+  const joined = tf.tidy(() => ({
+    cache: {
+      k: w.layers.map((_, i) => tf.concat(parts.map((p) => p.cache.k[i] as tf.Tensor4D)) as tf.Tensor4D),
+      v: w.layers.map((_, i) => tf.concat(parts.map((p) => p.cache.v[i] as tf.Tensor4D)) as tf.Tensor4D),
+    },
+    logits: tf.concat(parts.map((p) => p.logits)) as tf.Tensor2D,
+  }));
+  for (const p of parts) {
+    disposeCache(p.cache);
+    p.logits.dispose();
+  }
+  return { ...joined, pads: parts.flatMap((p) => p.pads) };
 }
 
 /**
@@ -185,7 +222,7 @@ export async function generate(
     return at;
   });
   const proj = tf.tidy(() => w.layers.map((l) => projections(l, r)) as never) as Projections[];
-  const pre = prefill(w, c, r, proj, uniquePrompts);
+  const pre = prefillInPasses(w, c, r, proj, uniquePrompts, opts.prefillElements ?? PASS_ELEMENTS);
   // Copy the rows of repeated prompts (a GRPO group); with every prompt distinct there is nothing to
   // copy, and a gather of the whole cache is not cheap on tfjs-wasm.
   const distinct = uniquePrompts.length === prompts.length;

@@ -119,6 +119,43 @@ describe("transformer", () => {
     model.dispose();
   });
 
+  it("prefills a batch in passes with the same tokens and logprobs as in one, and less memory", async () => {
+    const model = tiny(6);
+    // Prompts of different lengths (left-padded to the longest), two of them the same (copied rows).
+    const prompts = [
+      [1, 2, 3, 4, 5, 6, 7, 8],
+      [9, 10],
+      [3, 4, 5, 6, 7],
+      [9, 10],
+      [11, 12, 13],
+    ];
+    const opts = { maxNewTokens: 10, temperature: 1, topP: 1, stopIds: [], seed: 9 };
+    const one = await model.sample(prompts, opts);
+    // A budget of 1 element: every distinct prompt gets a pass of its own (4 passes).
+    const split = await model.sample(prompts, { ...opts, prefillElements: 1 });
+    expect(split.tokens).toEqual(one.tokens);
+    split.logprobs.forEach((row, i) => {
+      row.forEach((lp, t) => {
+        expect(lp).toBeCloseTo(one.logprobs[i]?.[t] as number, 5);
+      });
+    });
+    // Peak memory of 16 long prompts prefilled 2 at a time stays near that of 2 prompts.
+    const long = (n: number) =>
+      Array.from({ length: n }, (_, i) => Array.from({ length: 28 }, (_, t) => 1 + ((i + t) % 39)));
+    const peak = async (n: number) => {
+      const base = tf.memory().numBytes;
+      const info = await tf.profile(async () => {
+        // passCost(1 row, 28 wide) = 28·(2·4·28 + 2·40) = 8 512 elements; a budget of 2 rows.
+        await model.sample(long(n), { ...opts, maxNewTokens: 1, prefillElements: 2 * 8_512 });
+      });
+      return info.peakBytes - base;
+    };
+    const two = await peak(2);
+    const sixteen = await peak(16);
+    expect(sixteen).toBeLessThan(3 * two);
+    model.dispose();
+  });
+
   it("gives [B, T] values and entropy when it has a value head", () => {
     const model = tiny(3, { valueHead: true, tieEmbeddings: false, arch: "llama" });
     const ids = tf.tensor2d([[1, 2, 3]], undefined, "int32");

@@ -109,6 +109,12 @@ export interface SampleOptions {
   stopIds: readonly number[];
   /** Same seed, same prompts, same weights: same tokens. */
   seed: number;
+  /**
+   * Budget of one prefill pass in float32 elements (see `passCost`); prompts beyond it are prefilled
+   * in several passes, so a batch of long prompts does not hold every row's attention at once.
+   * Default `PASS_ELEMENTS`.
+   */
+  prefillElements?: number;
 }
 
 export interface SampleResult {
