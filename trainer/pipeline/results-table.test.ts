@@ -54,6 +54,13 @@ describe("the results table", () => {
     expect(fmtCell({ success: 0.1234, reward: 0.2, stderr: 0.05, n: 50, source: "x" })).toBe(
       "0.123 · 0.200 ± 0.050 (n=50)",
     );
+    // Only episodes that ended with a receipt are verified; the cell says how many when not all.
+    expect(fmtCell({ success: 0, reward: 0, stderr: 0, n: 53, verified: 0, source: "x" })).toBe(
+      "0.000 · 0.000 ± 0.000 (n=53, 0 verified)",
+    );
+    expect(fmtCell({ success: 0.5, reward: 0.5, stderr: 0.1, n: 10, verified: 10, source: "x" })).toBe(
+      "0.500 · 0.500 ± 0.100 (n=10)",
+    );
     const crashed = run("webshop", "grpo", 0, 0);
     crashed.state.failure = { stage: "rl segment 2", error: "a | b" };
     const t = timingsTable([run("code", "grpo", 0, 0), crashed]).split("\n");

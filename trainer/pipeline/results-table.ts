@@ -26,6 +26,8 @@ export type Cell = {
   stderr: number;
   reward: number;
   n: number;
+  /** Episodes with a verified receipt, when fewer than n: the hub counts the others as failures. */
+  verified?: number;
   /** e.g. the hub eval run id or "expert on train tasks 0..n−1". */
   source: string;
 };
@@ -36,9 +38,14 @@ export type FinishedRun = { dir: string; state: JobState; recipe: Recipe };
 /** The expert's measured play on one env (the expert refuses the test split, so another split). */
 export type ExpertCell = Cell & { env: string; split: string };
 
-/** `success · reward ± se (n)`: the hub's standard error is that of the mean reward (return). */
+/**
+ * `success · reward ± se (n)`, with `, k verified` when only k of n episodes ended with a receipt;
+ * the hub's standard error is that of the mean reward (return).
+ */
 export const fmtCell = (c: Cell) =>
-  `${c.success.toFixed(3)} · ${c.reward.toFixed(3)} ± ${c.stderr.toFixed(3)} (n=${c.n})`;
+  `${c.success.toFixed(3)} · ${c.reward.toFixed(3)} ± ${c.stderr.toFixed(3)} (n=${c.n}${
+    c.verified !== undefined && c.verified < c.n ? `, ${c.verified} verified` : ""
+  })`;
 
 const envOf = (r: FinishedRun) => r.recipe.env.split("@")[0] ?? "";
 
@@ -50,13 +57,14 @@ const envOf = (r: FinishedRun) => r.recipe.env.split("@")[0] ?? "";
 export function resultsTable(runs: readonly FinishedRun[], experts: readonly ExpertCell[]): string {
   const header = ["method", ...COLUMNS.map((c) => c.label)];
   const cellOf = (e: {
-    aggregate: { successRate: number; stderr: number; meanReturn: number; n: number };
+    aggregate: { successRate: number; stderr: number; meanReturn: number; n: number; verified: number };
     runId: string;
   }): Cell => ({
     success: e.aggregate.successRate,
     stderr: e.aggregate.stderr,
     reward: e.aggregate.meanReturn,
     n: e.aggregate.n,
+    verified: e.aggregate.verified,
     source: e.runId,
   });
   const expertRow = [
