@@ -20,10 +20,10 @@ export type WebshopConfig = {
   /** Products in the built-in generated catalog (ignored by `webshop-real`). */
   catalogSize: number;
   /**
-   * What the agent's context holds after each step. `page`: the system prompt and the current page
-   * only, as WebShop's own env returns only the current observation (observation `mode: "replace"`);
-   * an item page then lists the options chosen so far, which the page itself does not show.
-   * `history`: every page is appended, so the context grows by about 1k tokens a step.
+   * What the agent's context holds after each step. `page`: the last turn only, the system prompt,
+   * the action and the page it led to (observation `mode: "replace"`), as WebShop's own env returns
+   * only the current observation; an item page then lists the options chosen so far, which the page
+   * itself does not show. `history`: every page is appended, about 1k tokens more a step.
    */
   context: "page" | "history";
 };
