@@ -8,6 +8,7 @@ import type { LocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
 import { loadState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
+import { readSourceRun } from "./reuse.js";
 import { startTestHub } from "./test-hub.js";
 
 /** A miniature recipe: a tiny model, a handful of demos and rollouts, 10 eval tasks (the leaderboard's floor). */
@@ -115,6 +116,35 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     });
     expect(third.ok && third.value.interrupted).toBe(false);
     expect(again).not.toContain("x");
+
+    // Another method with --reuse starts from this run's SFT policy: no SFT epoch, no second SFT eval.
+    const rloo = parseRecipe({ ...recipe, rl: { ...recipe.rl, algorithm: "rloo" } });
+    if (!rloo.ok) throw new Error(rloo.error);
+    const source = await readSourceRun(runDir);
+    if (!source.ok) throw new Error(source.error);
+    const stages: string[] = [];
+    const log: string[] = [];
+    const reused = await runMainJob({
+      ...base,
+      name: "mini-rloo",
+      recipe: rloo.value,
+      runDir: await mkdtemp(join(tmpdir(), "edgegym-main-job-")),
+      reuse: source.value,
+      log: (l) => log.push(l),
+      signal: new AbortController().signal,
+      progress: (stage, i) => stages.push(`${stage} ${i}`),
+    });
+    if (!reused.ok) throw new Error(reused.error);
+    expect(log).toContain(`adopted from ${runDir}: sft, eval sft`);
+    expect(stages).toEqual(["rloo 1", "rloo 2"]);
+    expect(reused.value.state.sft).toEqual({ ...state.sft, from: runDir });
+    expect(reused.value.state.evalSft?.runId).toBe(state.evalSft?.runId);
+    expect(reused.value.state.evalRl?.model).toBe("mini-rloo/sft+rloo");
+    // The RL segments started from the adopted SFT weights.
+    const config = JSON.parse(
+      await readFile(join(reused.value.state.segments[0]?.dir ?? "", "config.json"), "utf8"),
+    ) as { init?: string };
+    expect(config.init).toBe(`${sftCheckpoint}-weights`);
   }, 240_000);
 
   it("a failing stage is recorded in state.json with its reason, and the run is not marked done", async () => {

@@ -9,6 +9,7 @@ import { runSft } from "../train/sft-run.js";
 import { type Hub, runHubEval } from "./hub-eval.js";
 import { type EvalDone, type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
 import { baseDir, type Recipe } from "./recipe.js";
+import { adoptStages, type SourceRun } from "./reuse.js";
 
 /** Thrown from a progress callback to stop the trainer between iterations (Ctrl-C). */
 export class Interrupted extends Error {}
@@ -20,6 +21,8 @@ export type MainJobOptions = {
   hub: Hub;
   /** Start over instead of resuming the folder's state.json. */
   fresh: boolean;
+  /** A run folder whose stages this run adopts where their inputs match (`--reuse`). */
+  reuse?: SourceRun;
   /** Aborted on Ctrl-C: the running stage stops after its current iteration and is redone on resume. */
   signal: AbortSignal;
   log: (line: string) => void;
@@ -43,6 +46,14 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
   if (!loaded.ok) return loaded;
   const state = loaded.value;
   delete state.failure;
+  if (opts.reuse) {
+    const adopted = adoptStages(state, recipe, opts.reuse);
+    opts.log(
+      adopted.length > 0
+        ? `adopted from ${opts.reuse.dir}: ${adopted.join(", ")}`
+        : `nothing adopted from ${opts.reuse.dir}: ${state.sft ? "this run has its own SFT" : "its SFT inputs differ"}`,
+    );
+  }
   await saveState(runDir, state);
   const env = `hub://${recipe.trainEnv ?? recipe.env}`;
   process.env.EDGEGYM_HUB_URL = opts.hub.url;

@@ -12,6 +12,7 @@ const EvalDone = z.object({
   checkpoint: z.string(),
   aggregate: EvalAggregate,
   seconds: z.number(),
+  from: z.string().optional(),
 });
 export type EvalDone = z.infer<typeof EvalDone>;
 
@@ -24,8 +25,16 @@ export const JobState = z.object({
   /** The recipe as it was resolved when the run began; a changed recipe can't resume this folder. */
   resolved: z.unknown(),
   backend: z.string().optional(),
-  sft: z.object({ checkpoint: z.string(), seconds: z.number() }).optional(),
-  segments: z.array(z.object({ dir: z.string(), iterations: z.number(), seconds: z.number() })).default([]),
+  /**
+   * Stages carry `from` (the run folder whose stage this run adopted, `npm start -- --reuse`) when
+   * they were not run here; their `seconds` are that run's.
+   */
+  sft: z.object({ checkpoint: z.string(), seconds: z.number(), from: z.string().optional() }).optional(),
+  segments: z
+    .array(
+      z.object({ dir: z.string(), iterations: z.number(), seconds: z.number(), from: z.string().optional() }),
+    )
+    .default([]),
   evalSft: EvalDone.optional(),
   evalRl: EvalDone.optional(),
   /** The stage the last attempt failed in and why; cleared when the next attempt starts. */

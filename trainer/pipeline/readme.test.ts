@@ -49,6 +49,16 @@ describe("README how-to commands", () => {
     }
   }, 120_000);
 
+  it("every `npm start` flag in the README is one start.ts parses", async () => {
+    const text = await readFile(join(ROOT, "README.md"), "utf8");
+    const source = await readFile(join(ROOT, "trainer/pipeline/start.ts"), "utf8");
+    const flags = [...text.matchAll(/^npm start -- (.*)$/gm)].flatMap((m) => m[1]?.match(/--[a-z-]+/g) ?? []);
+    expect(flags).toEqual(expect.arrayContaining(["--recipe", "--reuse", "--fresh"]));
+    // parseArgs options are `name: {` or `"name-with-dash": {`.
+    for (const flag of new Set(flags))
+      expect(source, flag).toMatch(new RegExp(`^\\s+"?${flag.slice(2)}"?: \\{ type:`, "m"));
+  });
+
   it("the runnable blocks run against a real local hub", async () => {
     const blocks = (await howToBlocks()).filter((b) => b.runnable);
     expect(blocks.length).toBe(3);

@@ -81,4 +81,41 @@ describe("recipes", () => {
     expect(broken.ok).toBe(false);
     if (!broken.ok) expect(broken.error).toContain("is not JSON");
   });
+
+  it("extends: a recipe is its parent with its own fields laid over, object by object", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-recipe-"));
+    const put = (name: string, json: unknown) => writeFile(join(dir, `${name}.json`), JSON.stringify(json));
+    await put("env-grpo", {
+      description: "parent",
+      env: "edgegym/calculator@1.0.0",
+      sft: { episodes: 12, model: { dModel: 32, contextLength: 256 } },
+      rl: { algorithm: "grpo", iterations: 7, lr: 0.001 },
+      data: [{ kind: "gsm8k", path: "a.jsonl" }],
+    });
+    await put("env-rloo", { extends: "env-grpo", description: "child", rl: { algorithm: "rloo" } });
+    await put("env-deep", { extends: "env-rloo", sft: { model: { dModel: 48 } }, data: [] });
+    const child = await loadRecipe("env-rloo", dir);
+    if (!child.ok) throw new Error(child.error);
+    expect(child.value.recipe.description).toBe("child");
+    // rl merges field by field: the algorithm is the child's, iterations and lr the parent's.
+    expect(child.value.recipe.rl).toMatchObject({ algorithm: "rloo", iterations: 7, lr: 0.001 });
+    expect(child.value.recipe.sft.episodes).toBe(12);
+    const deep = await loadRecipe("env-deep", dir);
+    if (!deep.ok) throw new Error(deep.error);
+    // Two levels: the model merges (dModel 48 over 32, contextLength kept); an array replaces.
+    expect(deep.value.recipe.sft.model).toMatchObject({ dModel: 48, contextLength: 256 });
+    expect(deep.value.recipe.data).toEqual([]);
+    expect(deep.value.recipe.description).toBe("child");
+
+    await put("loop-a", { extends: "loop-b" });
+    await put("loop-b", { extends: "loop-a" });
+    const loop = await loadRecipe("loop-a", dir);
+    expect(loop.ok ? "" : loop.error).toContain("a cycle");
+    await put("orphan", { extends: "nowhere" });
+    const orphan = await loadRecipe("orphan", dir);
+    expect(orphan.ok ? "" : orphan.error).toContain('no recipe "nowhere" (extended by');
+    await put("numeric", { extends: 3 });
+    const numeric = await loadRecipe("numeric", dir);
+    expect(numeric.ok ? "" : numeric.error).toContain("extends: expected a recipe name");
+  });
 });

@@ -76,9 +76,14 @@ export async function listRecipes(dir = RECIPES_DIR): Promise<string[]> {
     .sort();
 }
 
+/** How deep `extends` may chain: a recipe extends one that extends another, and so on. */
+const MAX_EXTENDS = 4;
+
 /**
  * `--recipe` as a name in `recipes/` (`calculator-grpo`) or a path to a JSON file. An unknown name
- * lists the known ones.
+ * lists the known ones. A recipe may name another in `"extends"`: it is that recipe with these fields
+ * laid over it (objects field by field, anything else replaced), which keeps a method's recipe down
+ * to what differs from the env's GRPO recipe.
  */
 export async function loadRecipe(
   spec: string,
@@ -87,12 +92,30 @@ export async function loadRecipe(
   const isPath = spec.endsWith(".json") || spec.includes("/");
   const file = isPath ? resolve(spec) : join(dir, `${spec}.json`);
   const name = isPath ? (file.split("/").at(-1) ?? spec).replace(/\.json$/, "") : spec;
+  const json = await readRecipeJson(spec, file, dir, []);
+  if (!json.ok) return json;
+  const recipe = parseRecipe(json.value, file);
+  if (!recipe.ok) return recipe;
+  const base = recipe.value.base;
+  if (base !== undefined && !(await exists(resolve(baseDir(), base, "config.json"))))
+    return err(`${file}: base checkpoint ${base} not found (no config.json in it)`);
+  return ok({ name, recipe: recipe.value });
+}
+
+/** A recipe file's JSON with its `extends` chain resolved (names relative to `dir`). */
+async function readRecipeJson(
+  spec: string,
+  file: string,
+  dir: string,
+  chain: readonly string[],
+): Promise<Result<Record<string, unknown>>> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch {
     const known = await listRecipes(dir);
-    return err(`no recipe "${spec}" (known: ${known.join(", ") || "none"})`);
+    const from = chain.length > 0 ? ` (extended by ${chain.at(-1)})` : "";
+    return err(`no recipe "${spec}"${from} (known: ${known.join(", ") || "none"})`);
   }
   let json: unknown;
   try {
@@ -100,12 +123,29 @@ export async function loadRecipe(
   } catch (e) {
     return err(`${file} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const recipe = parseRecipe(json, file);
-  if (!recipe.ok) return recipe;
-  const base = recipe.value.base;
-  if (base !== undefined && !(await exists(resolve(baseDir(), base, "config.json"))))
-    return err(`${file}: base checkpoint ${base} not found (no config.json in it)`);
-  return ok({ name, recipe: recipe.value });
+  if (!isObject(json)) return err(`${file}: a recipe is a JSON object`);
+  const { extends: parent, ...own } = json;
+  if (parent === undefined) return ok(own);
+  if (typeof parent !== "string") return err(`${file}: extends: expected a recipe name`);
+  if (chain.includes(file) || chain.length >= MAX_EXTENDS)
+    return err(
+      `${file}: extends: a cycle or a chain over ${MAX_EXTENDS} deep (${[...chain, file].join(" → ")})`,
+    );
+  const inherited = await readRecipeJson(parent, join(dir, `${parent}.json`), dir, [...chain, file]);
+  return inherited.ok ? ok(overlay(inherited.value, own)) : inherited;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `top` laid over `base`: nested objects merge field by field; arrays and values replace. */
+function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(top)) {
+    const under = out[k];
+    out[k] = isObject(v) && isObject(under) ? overlay(under, v) : v;
+  }
+  return out;
 }
 
 /** The folder a recipe's `base` is relative to: the repository root. */

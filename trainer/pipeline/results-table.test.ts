@@ -77,5 +77,12 @@ describe("the results table", () => {
     expect(timingsTable([transfer]).split("\n")[2]).toContain(
       "| edgegym/search@1.0.0 → edgegym/search-hotpotqa@1.0.0 |",
     );
+    // Stages adopted with --reuse name their run folder instead of seconds this run did not spend.
+    const rloo = run("code", "rloo", 0, 0);
+    rloo.state.sft = { checkpoint: "c", seconds: 61.2, from: "/tmp/runs/code-grpo" };
+    if (rloo.state.evalSft) rloo.state.evalSft.from = "/tmp/runs/code-grpo";
+    expect(timingsTable([rloo]).split("\n")[2]).toBe(
+      "| runs/code-rloo | code-rloo | edgegym/code@1.0.0 | wasm | adopted from code-grpo | 70 (10 it) | adopted from code-grpo | 8 | run_sft | run_rl |  |",
+    );
   });
 });

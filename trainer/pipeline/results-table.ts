@@ -98,6 +98,10 @@ export function resultsTable(runs: readonly FinishedRun[], experts: readonly Exp
   return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
+/** A stage's seconds, or where it was adopted from (`--reuse`): that run's seconds, not this one's. */
+const seconds = (s: number, from: string | undefined) =>
+  from === undefined ? s.toFixed(0) : `adopted from ${from.split("/").at(-1)}`;
+
 /**
  * Per run: recipe, env (`trained on → evaluated on` when they differ), backend and how long each stage
  * took (seconds, as the run recorded them).
@@ -121,17 +125,18 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
   rows.push(rows[0]?.map(() => "---") ?? []);
   for (const { dir, state, recipe } of runs) {
     const rl = state.segments.reduce((a, s) => a + s.seconds, 0);
+    const rlFrom = state.segments.find((s) => s.from !== undefined)?.from;
     rows.push([
       dir,
       state.recipe,
       recipe.trainEnv ? `${recipe.trainEnv} → ${recipe.env}` : recipe.env,
       state.backend ?? "?",
-      state.sft ? state.sft.seconds.toFixed(0) : "-",
+      state.sft ? seconds(state.sft.seconds, state.sft.from) : "-",
       state.segments.length > 0
-        ? `${rl.toFixed(0)} (${state.segments.reduce((a, s) => a + s.iterations, 0)} it)`
+        ? `${seconds(rl, rlFrom)} (${state.segments.reduce((a, s) => a + s.iterations, 0)} it)`
         : "-",
-      state.evalSft ? state.evalSft.seconds.toFixed(0) : "-",
-      state.evalRl ? state.evalRl.seconds.toFixed(0) : "-",
+      state.evalSft ? seconds(state.evalSft.seconds, state.evalSft.from) : "-",
+      state.evalRl ? seconds(state.evalRl.seconds, state.evalRl.from) : "-",
       state.evalSft?.runId ?? "-",
       state.evalRl?.runId ?? "-",
       state.failure ? `${state.failure.stage}: ${state.failure.error.replaceAll("|", "/")}` : "",

@@ -6,10 +6,13 @@ import { startLocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
 import { DEFAULT_RECIPE, listRecipes, loadRecipe } from "./recipe.js";
 import { importRecipeData } from "./recipe-data.js";
+import { readSourceRun } from "./reuse.js";
 
 /**
- * `npm start [-- --recipe <name>] [--out <dir>] [--port <n>] [--persist-to <dir>] [--fresh] [--list]`:
- * starts the local hub, runs the recipe (SFT, RL, hub evaluations of both) and prints the table.
+ * `npm start [-- --recipe <name>] [--out <dir>] [--port <n>] [--persist-to <dir>] [--reuse <run dir>]
+ * [--fresh] [--list]`: starts the local hub, runs the recipe (SFT, RL, hub evaluations of both) and
+ * prints the table. `--reuse` adopts another run's stages whose inputs match, so methods compared on
+ * one env start from one SFT policy.
  * Ctrl-C stops after the current iteration, keeps every finished stage, and the same command resumes.
  */
 const { values } = parseArgs({
@@ -18,6 +21,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     port: { type: "string", default: "8787" },
     "persist-to": { type: "string" },
+    reuse: { type: "string" },
     fresh: { type: "boolean", default: false },
     list: { type: "boolean", default: false },
   },
@@ -37,6 +41,11 @@ const { name, recipe } = loaded.value;
 const runDir = resolve(values.out ?? `runs/${name}`);
 const t0 = performance.now();
 say(`recipe ${name}: ${recipe.description}`);
+const reuse = values.reuse === undefined ? undefined : await readSourceRun(values.reuse);
+if (reuse && !reuse.ok) {
+  say(reuse.error);
+  process.exit(1);
+}
 const data = await importRecipeData(recipe, values["persist-to"], say);
 if (!data.ok) {
   say(data.error);
@@ -85,6 +94,7 @@ const result = await runMainJob({
   runDir,
   hub: hub.value,
   fresh: values.fresh,
+  ...(reuse ? { reuse: reuse.value } : {}),
   signal: controller.signal,
   log: say,
   progress,
