@@ -1,13 +1,15 @@
 /**
  * `npm run bench:envs`: calculator episodes at concurrency 1, 16, 64 and 256 against the Node host
  * (one process), the Node host as a node:cluster of one process per core (stateless sessions make
- * that a one-liner), the environments' worker on the workerd binary, printing JSON. The load
+ * that a one-liner), the environments' worker on the workerd binary (one process, and one per core
+ * sharing a listening socket), printing JSON. The load
  * generator runs in this process, so on a 2-core machine server and client share the CPU, as the
  * issue's targets assume. `in-process` is the kit alone, through `app.fetch` with no HTTP.
  * The `ceiling-*` targets serve a trivial Hono app (a fixed small JSON for every POST) on the same
  * hosts, at `--ceiling-concurrency` (the issue's 64): the most this machine does with HTTP, Hono and
  * the generator at all, which bounds every environment figure.
- * `--target`, `--concurrency`, `--seconds` and `--warmup` narrow a run.
+ * `--target`, `--concurrency`, `--seconds` and `--warmup` narrow a run; `--generator undici` drives
+ * the load through undici instead of raw sockets (it costs the shared CPU more per request).
  */
 import { spawn } from "node:child_process";
 import { cpus, loadavg } from "node:os";
@@ -16,7 +18,7 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { generateSecrets } from "../../environments/kit/index.js";
 import { runInProcess } from "./in-process.js";
-import { type LoadResult, runLoad } from "./load.js";
+import { type Generator, type LoadResult, runLoad } from "./load.js";
 import { startWorkerd } from "./workerd-host.js";
 
 const { values } = parseArgs({
@@ -25,9 +27,12 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "1,16,64,256" },
     target: {
       type: "string",
-      default: "in-process,node,node-cluster,workerd,ceiling-node,ceiling-node-cluster,ceiling-workerd",
+      default:
+        "in-process,node,node-cluster,workerd,workerd-cluster,ceiling-node,ceiling-node-cluster,ceiling-workerd,ceiling-workerd-cluster",
     },
     "ceiling-concurrency": { type: "string", default: "64" },
+    /** The load generator's client: `raw` sockets (leanest, the default) or `undici`'s pool. */
+    generator: { type: "string", default: "raw" },
     /** Load before the first measured level, so the figures are a warm server's, not V8 compiling. */
     warmup: { type: "string", default: "5" },
   },
@@ -37,6 +42,9 @@ const warmupMs = Number(values.warmup) * 1000;
 const levels = values.concurrency.split(",").map(Number);
 const ceilingLevels = values["ceiling-concurrency"].split(",").map(Number);
 const targets = values.target.split(",");
+if (values.generator !== "raw" && values.generator !== "undici")
+  throw new Error("--generator: raw or undici");
+const generator: Generator = values.generator;
 
 /** The Node host in its own process(es): `workers` > 1 is a node:cluster sharing one port. */
 async function startNode(bindings: Record<string, string>, workers: number, app: "envs" | "trivial") {
@@ -58,9 +66,10 @@ async function startNode(bindings: Record<string, string>, workers: number, app:
 }
 
 async function measure(origin: string, pids: readonly number[], at: number[]): Promise<LoadResult[]> {
-  if (warmupMs > 0) await runLoad(`${origin}/envs/calculator`, 16, warmupMs, [], 0);
+  const base = `${origin}/envs/calculator`;
+  if (warmupMs > 0) await runLoad(base, 16, warmupMs, [], 0, generator);
   const out: LoadResult[] = [];
-  for (const c of at) out.push(await runLoad(`${origin}/envs/calculator`, c, durationMs, pids));
+  for (const c of at) out.push(await runLoad(base, c, durationMs, pids, 500, generator));
   return out;
 }
 
@@ -79,10 +88,14 @@ for (const target of targets.filter((t) => t !== "in-process")) {
   const ceiling = target.startsWith("ceiling-");
   const host = target.replace(/^ceiling-/, "");
   // The environments' own worker entry: the hub in front of it (wrangler's main) is not what this measures.
-  const server =
-    host === "workerd"
-      ? await startWorkerd(bindings, ceiling ? "tests/bench/trivial-app.ts" : "environments/worker.ts")
-      : await startNode(bindings, host === "node-cluster" ? cpus().length : 1, ceiling ? "trivial" : "envs");
+  const processes = host.endsWith("-cluster") ? cpus().length : 1;
+  const server = host.startsWith("workerd")
+    ? await startWorkerd(
+        bindings,
+        ceiling ? "tests/bench/trivial-app.ts" : "environments/worker.ts",
+        processes,
+      )
+    : await startNode(bindings, processes, ceiling ? "trivial" : "envs");
   try {
     report[target] = await measure(server.origin, server.pids, ceiling ? ceilingLevels : levels);
   } finally {

@@ -3,6 +3,7 @@ import { Pool } from "undici";
 import { formatNumber } from "../../environments/calculator/evaluator.js";
 import { proceduralTask } from "../../environments/calculator/tasks.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
+import { RawConnection } from "./raw-client.js";
 
 export type LoadResult = {
   concurrency: number;
@@ -14,6 +15,9 @@ export type LoadResult = {
   /** Requests of any kind per second: steps plus the session starts. */
   requestsPerSecond: number;
   errors: number;
+  generator: Generator;
+  /** The generator's CPU (this process, warm-up included) per step: what the server could not use. */
+  clientCpuMicrosPerStep: number;
   /** Server CPU (all threads) per step, session starts included: independent of the client and of other load. */
   serverCpuMicrosPerStep?: number;
 };
@@ -43,24 +47,39 @@ export const ACTIONS = Array.from({ length: 512 }, (_, i) => ({ index: i, action
 const percentile = (sorted: Float64Array, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 
-/**
- * `concurrency` clients, each playing calculator episodes back to back (start a session, step the
- * expert's actions to the end) over keep-alive HTTP/1.1 for `durationMs`. Latency is per step.
- */
-export async function runLoad(
-  base: string,
-  concurrency: number,
-  durationMs: number,
-  serverPids: readonly number[] = [],
-  warmupMs = 500,
-): Promise<LoadResult> {
-  const url = new URL(base);
+/** The load generator's HTTP client: a raw keep-alive socket per client (the default), or undici's pool. */
+export type Generator = "raw" | "undici";
+
+type Post = (route: string, body: unknown) => Promise<Record<string, unknown>>;
+type Clients = { posts: Post[]; close: () => Promise<void> };
+
+const parsed = (route: string, status: number, text: string) => {
+  const json = JSON.parse(text) as Record<string, unknown>;
+  if (status >= 300) throw new Error(`${route}: ${status} ${text}`);
+  return json;
+};
+
+function rawClients(url: URL, path: string, concurrency: number): Clients {
+  const connections = Array.from(
+    { length: concurrency },
+    () => new RawConnection(url.hostname, Number(url.port || 80)),
+  );
+  return {
+    posts: connections.map((c) => async (route: string, body: unknown) => {
+      const r = await c.post(`${path}${route}`, JSON.stringify(body));
+      return parsed(route, r.status, r.text);
+    }),
+    close: async () => {
+      for (const c of connections) c.close();
+    },
+  };
+}
+
+function undiciClients(url: URL, path: string, concurrency: number): Clients {
   const pool = new Pool(url.origin, { connections: concurrency, pipelining: 1 });
-  const path = url.pathname.replace(/\/$/, "");
-  // undici's dispatch API hands over the raw response chunks: no body stream per response, so the
-  // generator spends less of the CPU it shares with the server.
-  const post = (route: string, body: unknown) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
+  // undici's dispatch API hands over the raw response chunks: no body stream per response.
+  const post: Post = (route, body) =>
+    new Promise((resolve, reject) => {
       let status = 0;
       const chunks: Buffer[] = [];
       pool.dispatch(
@@ -81,9 +100,7 @@ export async function runLoad(
           onResponseEnd: () => {
             const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString();
             try {
-              const json = JSON.parse(text) as Record<string, unknown>;
-              if (status >= 300) reject(new Error(`${route}: ${status} ${text}`));
-              else resolve(json);
+              resolve(parsed(route, status, text));
             } catch (e) {
               reject(e);
             }
@@ -92,6 +109,25 @@ export async function runLoad(
         },
       );
     });
+  return { posts: Array.from({ length: concurrency }, () => post), close: () => pool.close() };
+}
+
+/**
+ * `concurrency` clients, each playing calculator episodes back to back (start a session, step the
+ * expert's actions to the end) over its own keep-alive HTTP/1.1 connection for `durationMs`.
+ * Latency is per step.
+ */
+export async function runLoad(
+  base: string,
+  concurrency: number,
+  durationMs: number,
+  serverPids: readonly number[] = [],
+  warmupMs = 500,
+  generator: Generator = "raw",
+): Promise<LoadResult> {
+  const url = new URL(base);
+  const path = url.pathname.replace(/\/$/, "");
+  const clients = (generator === "raw" ? rawClients : undiciClients)(url, path, concurrency);
   const latencies: number[] = [];
   let measuring = false;
   let [steps, episodes, sessions, errors, allSteps] = [0, 0, 0, 0, 0];
@@ -108,8 +144,8 @@ export async function runLoad(
     measuring = true;
     started = performance.now();
   }, warmupMs);
-  const client = async (id: number) => {
-    let n = id;
+  const client = async (id: number, post: Post) => {
+    let n = id * 37;
     while (performance.now() < stopAt) {
       const ep = ACTIONS[n++ % ACTIONS.length] as (typeof ACTIONS)[number];
       try {
@@ -132,10 +168,12 @@ export async function runLoad(
       }
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i * 37)));
+  const cpu0 = process.cpuUsage();
+  await Promise.all(clients.posts.map((post, i) => client(i, post)));
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = serverCpu();
-  await pool.close();
+  const own = process.cpuUsage(cpu0);
+  await clients.close();
   const sorted = Float64Array.from(latencies).sort();
   const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
   return {
@@ -147,6 +185,8 @@ export async function runLoad(
     episodes,
     requestsPerSecond: Math.round((steps + sessions) / elapsed),
     errors,
+    generator,
+    clientCpuMicrosPerStep: Math.round((own.user + own.system) / Math.max(allSteps, 1)),
     ...(cpuBefore !== undefined && cpuAfter !== undefined
       ? { serverCpuMicrosPerStep: Math.round((cpuAfter - cpuBefore) / Math.max(allSteps, 1)) }
       : {}),

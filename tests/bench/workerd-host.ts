@@ -1,22 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-
-/** A free TCP port: workerd takes a fixed address, so ask the OS for one and hand it over. */
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      s.close(() => done(typeof addr === "object" && addr ? addr.port : 0));
-    });
-  });
-}
 
 /**
  * wrangler.toml's compatibility date and flags: the bundle is built for them (nodejs_compat gives it
@@ -40,14 +28,32 @@ function modules(dir: string, main: string): string {
     .join(", ");
 }
 
+/** A listening socket on a free loopback port, for workerd processes to inherit (`--socket-fd`). */
+async function listeningSocket(): Promise<{ server: Server; fd: number; port: number }> {
+  const server = createServer();
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen({ port: 0, host: "127.0.0.1", backlog: 1024 }, done);
+  });
+  const address = server.address();
+  // libuv's TCP handle exposes its descriptor on Unix; the children get a copy as their fd 3.
+  const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  if (typeof address !== "object" || address === null || typeof fd !== "number" || fd < 0)
+    throw new Error("no listening socket descriptor to hand to workerd");
+  return { server, fd, port: address.port };
+}
+
 /**
  * The worker bundled by `wrangler deploy --dry-run` and served by the workerd binary alone, without
- * wrangler dev's proxy. No D1 binding: environments fall back to their built-in tasks.
+ * wrangler dev's proxy. No D1 binding: environments fall back to their built-in tasks. `processes`
+ * workerd processes (each runs its isolate on one thread) accept from one listening socket, as the
+ * Node host's cluster does: sealed sessions let any of them serve any step.
  */
 export async function startWorkerd(
   bindings: Record<string, string>,
   /** Entry module to bundle instead of wrangler.toml's `main`. */
   entry?: string,
+  processes = 1,
 ): Promise<{ origin: string; pids: number[]; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "edgegym-bench-"));
   execFileSync(
@@ -59,7 +65,6 @@ export async function startWorkerd(
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     },
   );
-  const port = await freePort();
   const compat = compatibility();
   const texts = Object.entries(bindings)
     .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
@@ -69,7 +74,7 @@ export async function startWorkerd(
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
   modules = [${modules(dir, `${basename(entry ?? "worker.ts", extname(entry ?? "worker.ts"))}.js`)}],
@@ -79,24 +84,28 @@ const worker :Workerd.Worker = (
 );
 `,
   );
-  const child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/workerd"), ["serve", "config.capnp"], {
-    cwd: dir,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const origin = `http://127.0.0.1:${port}`;
+  const socket = await listeningSocket();
+  const children: ChildProcess[] = Array.from({ length: processes }, () =>
+    spawn(join(ROOT, "node_modules/.bin/workerd"), ["serve", "config.capnp", "--socket-fd", "http=3"], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "inherit", socket.fd],
+    }),
+  );
+  // The children hold their own copies; closing the parent's keeps it from accepting any connection.
+  await new Promise<void>((done) => socket.server.close(() => done()));
+  const stop = () => {
+    for (const c of children) c.kill("SIGTERM");
+  };
+  const origin = `http://127.0.0.1:${socket.port}`;
   for (let i = 0; i < 200; i++) {
     try {
       // Any answer means workerd is serving (the ceiling app has no GET route).
       await (await fetch(`${origin}/envs`)).arrayBuffer();
-      return {
-        origin,
-        pids: child.pid === undefined ? [] : [child.pid],
-        stop: () => child.kill("SIGTERM"),
-      };
+      return { origin, pids: children.flatMap((c) => (c.pid === undefined ? [] : [c.pid])), stop };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  child.kill("SIGTERM");
+  stop();
   throw new Error("workerd did not start within 20 s");
 }

@@ -48,6 +48,14 @@ describe("the results table", () => {
     expect(row("SFT+GRPO")[2]).toBe("not run");
     expect(row("expert")[5]).toBe("1.000 · 1.000 ± 0.000 (n=4) [train split]");
     expect(row("expert")[1]).toBe("not run");
+
+    // A repeat of a run is listed beside the first, each judged against its own SFT evaluation.
+    const twice = resultsTable([run("code", "grpo", 0.25, 0.5), run("code", "grpo", 0.25, 0.25)], []).split(
+      "\n",
+    );
+    expect(twice.find((l) => l.startsWith("| SFT+GRPO |"))?.split(" | ")[5]).toBe(
+      "0.500 · 0.500 ± 0.250 (n=4)<br>0.250 · 0.250 ± 0.250 (n=4) — does not beat SFT",
+    );
   });
 
   it("formats a cell and lists each run's stage timings", () => {

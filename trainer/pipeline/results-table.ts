@@ -52,7 +52,8 @@ const envOf = (r: FinishedRun) => r.recipe.env.split("@")[0] ?? "";
 /**
  * The markdown table: rows expert, SFT and each SFT+RL method; a column per env. A cell is "not run"
  * unless a run folder (or the expert measurement) holds its figure. An RL cell that does not beat the
- * SFT policy of the same run says so.
+ * SFT policy of the same run says so. Several runs of one method on one env are all listed, one line
+ * each, so a repeat that came out worse is not hidden behind a better one.
  */
 export function resultsTable(runs: readonly FinishedRun[], experts: readonly ExpertCell[]): string {
   const header = ["method", ...COLUMNS.map((c) => c.label)];
@@ -84,14 +85,14 @@ export function resultsTable(runs: readonly FinishedRun[], experts: readonly Exp
   const rlRows = METHODS.map((m) => [
     m.label,
     ...COLUMNS.map((col) => {
-      const r = runs.find(
-        (run) => envOf(run) === col.env && run.recipe.rl.algorithm === m.algorithm && run.state.evalRl,
-      );
-      if (!r?.state.evalRl) return "not run";
-      const rl = cellOf(r.state.evalRl);
-      const sft = r.state.evalSft ? cellOf(r.state.evalSft) : undefined;
-      const beats = sft !== undefined && rl.success > sft.success;
-      return `${fmtCell(rl)}${sft !== undefined && !beats ? " — does not beat SFT" : ""}`;
+      const cells = runs.flatMap((r) => {
+        if (envOf(r) !== col.env || r.recipe.rl.algorithm !== m.algorithm || !r.state.evalRl) return [];
+        const rl = cellOf(r.state.evalRl);
+        const sft = r.state.evalSft ? cellOf(r.state.evalSft) : undefined;
+        const beats = sft !== undefined && rl.success > sft.success;
+        return [`${fmtCell(rl)}${sft !== undefined && !beats ? " — does not beat SFT" : ""}`];
+      });
+      return cells.length > 0 ? cells.join("<br>") : "not run";
     }),
   ]);
   const rows = [header, header.map(() => "---"), expertRow, sftRow, ...rlRows];
