@@ -50,7 +50,10 @@ export class RawConnection {
     if (end < 0) return;
     const head = this.buffered.toString("latin1", 0, end);
     const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
-    if (length === undefined) return this.fail(new Error(`response without content-length: ${head}`));
+    if (length === undefined) {
+      this.fail(new Error(`response without content-length: ${head}`));
+      return;
+    }
     const total = end + HEADER_END.length + Number(length);
     if (this.buffered.length < total) return;
     const text = this.buffered.toString("utf8", end + HEADER_END.length, total);
