@@ -57,7 +57,18 @@ describe("README how-to commands", () => {
     // parseArgs options are `name: {` or `"name-with-dash": {`.
     for (const flag of new Set(flags))
       expect(source, flag).toMatch(new RegExp(`^\\s+"?${flag.slice(2)}"?: \\{ type:`, "m"));
-  });
+    // `npm start -- --list` itself, which needs no hub.
+    const listed = await run(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "trainer/pipeline/start.ts"), "--list"],
+      {
+        cwd: ROOT,
+      },
+    );
+    expect(listed.stdout.split("\n")).toEqual(
+      expect.arrayContaining(["calculator-grpo", "code-rloo", "webshop-steppo"]),
+    );
+  }, 60_000);
 
   it("the runnable blocks run against a real local hub", async () => {
     const blocks = (await howToBlocks()).filter((b) => b.runnable);

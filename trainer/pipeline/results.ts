@@ -125,7 +125,10 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
   hard spread probability over tokens no sample supports until the call and answer formats broke.
   [docs/trainer.md](trainer.md#rl-on-a-small-sft-policy) has the settings tried and their figures. With
   both, GRPO gains on SFT, but by about one standard error: the same setting scored 0.302 in an
-  in-process run that drew other training tasks, so the gain depends on the draw. PPO and StepPO
+  in-process run that drew other training tasks, so the gain depends on the draw. A second
+  \`calculator-grpo\` run on later code (SFT steps and prefill in passes; the second GRPO line)
+  matched the first's metrics for 18 iterations, then drifted and ended at 0.240, below its SFT's
+  0.245: on this policy a gain of 0.02 is within the spread between runs. PPO and StepPO
   start with an untrained value head. Earlier runs (before 2026-11-22) had a sampler bug that let
   finished responses run on past their stop id; every figure here is from after the fix.
 - Two \`npm start\` runs at once must not share the local hub's D1 folder: with the default one, the
@@ -143,6 +146,13 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
   test task, so RL gets no reward to learn from, and those cells say "does not beat SFT". The
   calculator row needed a 49-minute SFT base (5.4M tokens) before SFT solved one task in four; these
   envs' rows are 2 to 6 times longer, and no such base exists for them yet.
+- The methods on one env start from one SFT policy. The PPO, RLOO and REINFORCE++ runs outside
+  calculator, and StepPO on GSM8K and webshop, adopted the GRPO run's SFT stage and its evaluation
+  (\`npm start -- --recipe <env>-<method> --reuse <the GRPO run folder>\`); the runs table says
+  "adopted from" for those stages. A HotpotQA run trains exactly as the procedural search run of
+  the same method (same recipe body and seeds, \`trainEnv\` search), so all but the GRPO one (run
+  in full before \`--reuse\` existed) adopted that run's SFT and RL stages and only evaluated both
+  policies on the sample.
 - "k verified": episodes that the trainer cut (at the recipe's \`maxSteps\`, or when
   the context was full) end without a receipt, and the hub counts them as failures. HotpotQA:
   the sample is 53 dev questions and no train split, so \`search-hotpotqa-grpo\` trains on procedural
