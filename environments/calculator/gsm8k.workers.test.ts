@@ -45,3 +45,16 @@ it("serves calculator-gsm8k from the D1 binding inside workerd, 404 dataset_not_
     session = step.session;
   }
 });
+
+it("reads '#### 13' followed by a numbered line as 13 inside workerd, not 132 (issue 17)", async () => {
+  const start = await post("/v1/sessions", { split: "train", index: 0 });
+  expect(start.status).toBe(201);
+  const { session } = (await start.json()) as { session: string };
+  const action = { content: "9 + 4 = 13\n#### 13\n\n2. The half of 18 is 9" };
+  const step = (await (await post("/v1/step", { session, action })).json()) as {
+    reward: number;
+    info: { answer: number };
+  };
+  expect(step.info.answer).toBe(13);
+  expect(step.reward).toBe(1);
+});

@@ -3,7 +3,7 @@ import { formatHermesCall } from "../../shared/tool-calls.js";
 import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment } from "../kit/index.js";
 import type { TaskSource } from "../kit/types.js";
-import { extractAnswer, sameNumber } from "./answer.js";
+import { type AnswerFormat, extractAnswer, sameNumber } from "./answer.js";
 import { evaluate, formatNumber } from "./evaluator.js";
 import { GSM8K_DATASET } from "./gsm8k.js";
 import { type CalcTask, PROCEDURAL_SPLITS, proceduralTask } from "./tasks.js";
@@ -16,9 +16,19 @@ export type CalculatorConfig = {
   processReward: number;
   /** Most process reward one episode can earn. */
   processRewardCap: number;
+  /**
+   * Which final answers count: `strict` (the default) reads only `#### n`, as GSM8K writes it;
+   * `flexible` also reads `\boxed{n}`, "The answer is n" and at last any number (verl's flexible
+   * rule, lm-eval-harness's flexible-extract). See `answer.ts`.
+   */
+  answerFormat: AnswerFormat;
 };
 
-export const DEFAULT_CALCULATOR_CONFIG: CalculatorConfig = { processReward: 0, processRewardCap: 0.3 };
+export const DEFAULT_CALCULATOR_CONFIG: CalculatorConfig = {
+  processReward: 0,
+  processRewardCap: 0.3,
+  answerFormat: "strict",
+};
 
 /**
  * Process reward paid so far and the solution-path values it paid for: each value pays once and the
@@ -100,7 +110,7 @@ export function createCalculator(
       { role: "user", content: task.question },
     ],
     finish: (answer, { task }) => {
-      const given = extractAnswer(answer);
+      const given = extractAnswer(answer, config.answerFormat);
       const correct = given !== undefined && sameNumber(given, task.answer);
       return {
         reward: correct ? 1 : 0,

@@ -33,13 +33,16 @@ async function play(config: CalculatorConfig, actions: string[]) {
 
 describe("calculator rewards", () => {
   it("pays process reward once per solution-path value, up to the cap, and the outcome at the end", async () => {
-    const [first, again, both, off, answer] = await play({ processReward: 0.1, processRewardCap: 0.15 }, [
-      calls("3+2"), // 5 is on the path: +0.1
-      calls("2+3"), // 5 was already paid for: 0
-      calls("7+7", "2*5"), // 14 pays what is left of the cap, 0.15 - 0.1 = 0.05; then 10 finds the cap spent
-      calls("1+1"), // 2 is off the path: 0
-      "#### 14",
-    ]);
+    const [first, again, both, off, answer] = await play(
+      { ...DEFAULT_CALCULATOR_CONFIG, processReward: 0.1, processRewardCap: 0.15 },
+      [
+        calls("3+2"), // 5 is on the path: +0.1
+        calls("2+3"), // 5 was already paid for: 0
+        calls("7+7", "2*5"), // 14 pays what is left of the cap, 0.15 - 0.1 = 0.05; then 10 finds the cap spent
+        calls("1+1"), // 2 is off the path: 0
+        "#### 14",
+      ],
+    );
     expect(first?.reward).toBeCloseTo(0.1, 12);
     expect(first?.info.reward_components).toEqual({ process: 0.1 });
     expect(again?.reward).toBe(0);

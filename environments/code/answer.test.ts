@@ -17,3 +17,18 @@ describe("code answers", () => {
     expect(finalAnswer("<answer>42</answer>")).toBeUndefined();
   });
 });
+
+// Issue 17: code shares calculator's parser, so `#### n` stops at its line here too.
+describe("code answers use calculator's one parser (issue 17)", () => {
+  it("reads #### n without gluing the next line on", () => {
+    expect(finalAnswer("#### 18\n\n2. Janet")).toBe(18); // was 182
+    expect(finalAnswer("<answer>#### 5, 6</answer>")).toBe(5); // was 56
+  });
+  it("reads a bare box or 'The answer is n' only in the flexible format", () => {
+    expect(finalAnswer("\\boxed{42}", "flexible")).toBe(42);
+    expect(finalAnswer("The answer is 42.", "flexible")).toBe(42);
+    expect(finalAnswer("The answer is 42.")).toBeUndefined();
+    // The <answer> box wins over a later bare number, in both formats.
+    expect(finalAnswer("<answer>\\boxed{7}</answer> (checked with 3 runs)", "flexible")).toBe(7);
+  });
+});

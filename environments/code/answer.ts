@@ -1,19 +1,11 @@
-import { extractAnswer } from "../calculator/answer.js";
-
-/** The number inside the last `\boxed{...}` of `text`, with `$`, commas and spaces ignored. */
-function boxed(text: string): number | undefined {
-  const inner = [...text.matchAll(/\\boxed\{([^{}]*)\}/g)].at(-1)?.[1];
-  if (inner === undefined) return undefined;
-  const cleaned = inner.replace(/[$,\s]/g, "");
-  const n = Number(cleaned);
-  return /^[-+]?(\d+\.?\d*|\.\d+)$/.test(cleaned) && Number.isFinite(n) ? n : undefined;
-}
+import { type AnswerFormat, boxedAnswer, extractAnswer } from "../calculator/answer.js";
 
 /**
  * The final answer: `\boxed{n}` inside the last `<answer>…</answer>`, else the number after the last
- * `####` (GSM8K style, as in calculator).
+ * `####` (GSM8K style, as in calculator). `flexible` also takes the forms calculator's flexible format
+ * takes (a `\boxed{n}` anywhere, "The answer is n", the last number). One parser: calculator's.
  */
-export function finalAnswer(text: string): number | undefined {
+export function finalAnswer(text: string, format: AnswerFormat = "strict"): number | undefined {
   const block = [...text.matchAll(/<answer>([\s\S]*?)<\/answer>/g)].at(-1)?.[1];
-  return (block === undefined ? undefined : boxed(block)) ?? extractAnswer(text);
+  return (block === undefined ? undefined : boxedAnswer(block)) ?? extractAnswer(text, format);
 }

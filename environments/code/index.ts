@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
-import { sameNumber } from "../calculator/answer.js";
+import { type AnswerFormat, sameNumber } from "../calculator/answer.js";
 import { GSM8K_DATASET } from "../calculator/gsm8k.js";
 import type { CalcTask } from "../calculator/tasks.js";
 import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
@@ -17,9 +17,15 @@ export type CodeConfig = {
   sandbox: SandboxLimits;
   /** A call that waited this long behind other programs in this isolate is refused as busy. */
   maxQueueWaitMs: number;
+  /** `strict` (the default): `\boxed{n}` in `<answer>` or `#### n`; `flexible` adds calculator's flexible forms. */
+  answerFormat: AnswerFormat;
 };
 
-export const DEFAULT_CODE_CONFIG: CodeConfig = { sandbox: DEFAULT_SANDBOX_LIMITS, maxQueueWaitMs: 5000 };
+export const DEFAULT_CODE_CONFIG: CodeConfig = {
+  sandbox: DEFAULT_SANDBOX_LIMITS,
+  maxQueueWaitMs: 5000,
+  answerFormat: "strict",
+};
 
 /** The number the last successful run produced (its value, else its last printed line), for the expert. */
 type CodeState = { lastNumber: number | null };
@@ -105,7 +111,7 @@ export function createCodeEnvironment(
       { role: "user", content: task.question },
     ],
     finish: (answer, { task }) => {
-      const given = finalAnswer(answer);
+      const given = finalAnswer(answer, config.answerFormat);
       const correct = given !== undefined && sameNumber(given, task.answer);
       return {
         reward: correct ? 1 : 0,
