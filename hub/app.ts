@@ -10,6 +10,7 @@ import { authenticate } from "./auth/middleware.js";
 import type { AppEnv } from "./env.js";
 import { rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
+import { registerEnvUpdateRoutes } from "./routes/env-update.js";
 import { registerEnvRoutes } from "./routes/envs.js";
 import { registerEvalRoutes } from "./routes/evals.js";
 import { isGatewayPath, registerGatewayRoutes } from "./routes/gateway.js";
@@ -61,6 +62,7 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   const deps = { now, fetch: upstreamFetch };
   registerTeamRoutes(app, deps);
   registerEnvRoutes(app, deps);
+  registerEnvUpdateRoutes(app, deps);
   registerVersionRoutes(app, deps);
   registerShareRoutes(app, deps);
   registerGatewayRoutes(app, deps);

@@ -8,6 +8,7 @@ import type { HubApp, RouteDeps } from "../app.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
+import { refuseEmptyVersion } from "../registry/empty-version.js";
 import { resolveVersion, versionInfo } from "../registry/resolve.js";
 import { forgetGatewayTargets } from "../registry/target.js";
 import { fetchManifest, type Upstream } from "../registry/upstream.js";
@@ -59,6 +60,7 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
       : { kind: "endpoint", url: b.endpoint ?? "" };
     const manifest = await fetchManifest(upstream, c.env, fetch);
     if (!manifest.ok) throw manifest.error;
+    await refuseEmptyVersion(manifest.value, upstream, c.env, fetch);
     const t = new Date(now());
     const row = {
       envId: env.id,
