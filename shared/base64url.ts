@@ -33,11 +33,19 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
+/**
+ * Canonical unpadded base64url (RFC 4648 §3.5): a length that is not 1 mod 4, and a last character
+ * whose unused low bits are zero (4 bits when the length is 2 mod 4, 2 bits when 3 mod 4). Other
+ * spellings decode to the same bytes, so accepting them would let a modified token pass.
+ */
+const BASE64URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048]|[A-Za-z0-9_-][AQgw])?$/;
 
-/** Decodes base64url; throws on characters outside the alphabet. On Node the bytes may be a view into a shared pool. */
+/**
+ * Decodes canonical base64url; throws on characters outside the alphabet and on non-canonical
+ * spellings. On Node the bytes may be a view into a shared pool.
+ */
 export function fromBase64Url(text: string): Uint8Array {
-  if (!BASE64URL.test(text)) throw new Error("not base64url");
+  if (!BASE64URL.test(text)) throw new Error("not canonical base64url");
   if (NodeBuffer) return NodeBuffer.from(text, "base64url");
   if (native) return (Uint8Array as unknown as NativeBase64).fromBase64(text, { alphabet: "base64url" });
   const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Problem } from "./errors.js";
+import { deeperThan, MAX_JSON_DEPTH } from "./json-depth.js";
 
 export const PROTOCOL = "edgegym/v1";
 
@@ -62,7 +63,12 @@ export const ToolCallInput = z.object({
   type: z.literal("function").optional(),
   function: z.object({
     name: z.string(),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+    // An object is refused past MAX_JSON_DEPTH levels before anything walks it recursively.
+    arguments: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .refine((a) => typeof a === "string" || !deeperThan(a), {
+        message: `arguments may nest at most ${MAX_JSON_DEPTH} levels`,
+      }),
   }),
 });
 export type ToolCallInput = z.infer<typeof ToolCallInput>;

@@ -1,3 +1,4 @@
+import { deeperThan, MAX_JSON_DEPTH } from "./json-depth.js";
 import type { ChatMessage, ToolCall, ToolCallInput } from "./protocol.js";
 
 /**
@@ -66,13 +67,21 @@ function parseCallBody(body: string, id: string): ParsedCall {
 }
 
 function decodeArguments(id: string, name: string, raw: unknown): ParsedCall {
-  if (typeof raw !== "string") return { ok: true, id, name, arguments: raw };
+  if (typeof raw !== "string") return bounded(id, name, raw);
   if (raw.trim() === "") return { ok: true, id, name, arguments: {} };
+  let args: unknown;
   try {
-    return { ok: true, id, name, arguments: JSON.parse(raw) };
+    args = JSON.parse(raw);
   } catch {
     return { ok: false, id, name, error: "tool call arguments are not valid JSON" };
   }
+  return bounded(id, name, args);
+}
+
+/** Arguments the model wrote too deeply nested fail as a call, before any code walks them recursively. */
+function bounded(id: string, name: string, args: unknown): ParsedCall {
+  if (!deeperThan(args)) return { ok: true, id, name, arguments: args };
+  return { ok: false, id, name, error: `tool call arguments may nest at most ${MAX_JSON_DEPTH} levels` };
 }
 
 /** Normalises OpenAI tool_calls, giving each an id when the client left it out. */

@@ -34,7 +34,8 @@ export const DEFAULT_CALCULATOR_CONFIG: CalculatorConfig = {
  * Process reward paid so far and the solution-path values it paid for: each value pays once and the
  * total stays under the cap across steps.
  */
-type CalcState = { bonus: number; paid: number[] };
+const CalcState = z.object({ bonus: z.number(), paid: z.array(z.number()) });
+type CalcState = z.infer<typeof CalcState>;
 
 const SYSTEM =
   'Solve the problem. Call the calculator like <tool_call>{"name":"calculator","arguments":{"expression":"2*(3+4)"}}</tool_call> then end with: #### <number>';
@@ -105,6 +106,7 @@ export function createCalculator(
     reward: { min: 0, max: 1 + config.processRewardCap },
     config,
     initialState: () => ({ bonus: 0, paid: [] }),
+    stateSchema: CalcState,
     firstObservation: ({ task }) => [
       { role: "system", content: SYSTEM },
       { role: "user", content: task.question },

@@ -28,7 +28,8 @@ export const DEFAULT_CODE_CONFIG: CodeConfig = {
 };
 
 /** The number the last successful run produced (its value, else its last printed line), for the expert. */
-type CodeState = { lastNumber: number | null };
+const CodeState = z.object({ lastNumber: z.number().nullable() });
+type CodeState = z.infer<typeof CodeState>;
 
 const SYSTEM =
   'Solve the problem with JavaScript. Run code like <tool_call>{"name":"run_javascript","arguments":{"code":"console.log(6*7)"}}</tool_call>; you get its console.log output and last value. End with <answer>\\boxed{<number>}</answer>';
@@ -106,6 +107,7 @@ export function createCodeEnvironment(
     reward: { min: 0, max: 1 },
     config,
     initialState: () => ({ lastNumber: null }),
+    stateSchema: CodeState,
     firstObservation: ({ task }) => [
       { role: "system", content: SYSTEM },
       { role: "user", content: task.question },

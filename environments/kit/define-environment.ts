@@ -13,7 +13,7 @@ import {
 import { signReceipt } from "../../shared/receipt.js";
 import { type KeyRing, resolveKeys, SESSION_KEY_VAR, SIGNING_KEY_VAR } from "./keys.js";
 import { openSession, type SessionClaims, sealSession } from "./session.js";
-import { transition } from "./step.js";
+import { actionChars, transition } from "./step.js";
 import { toolSpecs } from "./tools.js";
 import type { EnvironmentDefinition, EnvRuntime, EpisodeContext } from "./types.js";
 
@@ -109,7 +109,7 @@ export function defineEnvironment<Task, State, Config>(
 
   const open = async (token: string, runtime: EnvRuntime, now: number) => {
     const { keys, hash } = await prepare(runtime);
-    const claims = await openSession(token, keys.seal, def.name, hash, now);
+    const claims = await openSession(token, keys.seal, def.name, hash, now, def.stateSchema);
     if (claims.done) throw new EdgegymError("episode_done", "this episode is finished; start a new session");
     return { keys, hash, claims };
   };
@@ -194,7 +194,7 @@ export function defineEnvironment<Task, State, Config>(
     async step(request, runtime, now = Date.now()) {
       const { keys, hash, claims } = await open(request.session, runtime, now);
       const action = request.action;
-      const size = (action.content?.length ?? 0) + JSON.stringify(action.tool_calls ?? []).length;
+      const size = actionChars(action);
       if (size > limits.maxActionChars) {
         throw new EdgegymError(
           "action_too_large",

@@ -13,9 +13,9 @@ export const SessionClaims = z.object({
   h: z.string(),
   ep: z.string(),
   split: z.string(),
-  index: z.number().int(),
+  index: z.number().int().nonnegative(),
   seed: z.number().int(),
-  step: z.number().int(),
+  step: z.number().int().nonnegative(),
   state: z.unknown(),
   ret: z.number(),
   done: z.boolean(),
@@ -31,13 +31,17 @@ export function sealSession(
   return seal(claims, key, ttlSeconds, now);
 }
 
-/** Opens a token for `env` at `contentHash`, or throws the problem a client should see. */
+/**
+ * Opens a token for `env` at `contentHash`, or throws the problem a client should see. Claims of the
+ * wrong shape (and a state `stateSchema` refuses) are `invalid_session`, never a crash further on.
+ */
 export async function openSession(
   token: string,
   key: SealKey,
   env: string,
   contentHash: string,
   now: number,
+  stateSchema?: z.ZodType,
 ): Promise<SessionClaims> {
   const opened = await unseal(token, key, now);
   if (!opened.ok) {
@@ -45,11 +49,18 @@ export async function openSession(
       ? new EdgegymError("session_expired", "the session token has expired; start a new session")
       : new EdgegymError("invalid_session", "the session token is not one this environment issued");
   }
-  // The token authenticated under this environment's own key, so its claims are ones this kit sealed;
-  // the version, environment and content hash are what can still differ (an older deployment's token).
-  const claims = opened.value;
-  if (claims.v !== 1 || claims.env !== env || claims.h !== contentHash) {
+  // The token authenticated under this environment's own key, so its claims should be ones this kit
+  // sealed; they are checked anyway, because the key may be shared or leaked (defence in depth).
+  const parsed = SessionClaims.safeParse(opened.value);
+  if (!parsed.success || (stateSchema && !stateSchema.safeParse(parsed.data.state).success)) {
+    throw new EdgegymError(
+      "invalid_session",
+      "the session token's claims are not ones this environment issues",
+    );
+  }
+  const claims = parsed.data;
+  if (claims.env !== env || claims.h !== contentHash) {
     throw new EdgegymError("invalid_session", "the session token belongs to another environment or version");
   }
-  return claims as SessionClaims;
+  return claims;
 }

@@ -1,4 +1,5 @@
 import { EdgegymError } from "../../shared/errors.js";
+import { deeperThan, MAX_JSON_DEPTH } from "../../shared/json-depth.js";
 import type { Action, ChatMessage, Limits, Observation, StepInfo } from "../../shared/protocol.js";
 import {
   formatToolResponses,
@@ -17,6 +18,27 @@ export type Transition<State> = {
   observation: Observation;
   info: StepInfo;
 };
+
+/**
+ * The size `maxActionChars` bounds: the content's characters plus each OpenAI call's name and
+ * arguments (the string as sent, or an object's JSON), i.e. what the model wrote, and no wire
+ * framing.
+ */
+export function actionChars(action: Action): number {
+  let size = action.content?.length ?? 0;
+  for (const [i, call] of (action.tool_calls ?? []).entries()) {
+    const args = call.function.arguments;
+    // The schema refuses this over HTTP; an in-process caller may not have parsed its action.
+    if (typeof args !== "string" && deeperThan(args)) {
+      const message = `arguments may nest at most ${MAX_JSON_DEPTH} levels`;
+      throw new EdgegymError("invalid_request", message, {
+        issues: [{ path: `action.tool_calls.${i}.function.arguments`, message }],
+      });
+    }
+    size += call.function.name.length + (typeof args === "string" ? args : JSON.stringify(args)).length;
+  }
+  return size;
+}
 
 /**
  * One step of the episode MDP: the action's tool calls run and their results become the observation;

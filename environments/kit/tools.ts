@@ -33,8 +33,8 @@ export async function runCall<Task, State>(
   ctx: ToolContext<Task, State>,
 ): Promise<CallOutcome<State>> {
   if (!call.ok) return fail(call.id, call.name ?? "unknown", call.error);
-  const name = def.toolAliases?.[call.name] ?? call.name;
-  const tool = def.tools[name];
+  const name = ownValue(def.toolAliases, call.name) ?? call.name;
+  const tool = ownValue(def.tools, name);
   if (!tool) {
     return fail(
       call.id,
@@ -72,6 +72,14 @@ export async function runCall<Task, State>(
     done: out.done ?? false,
     ...(out.info === undefined ? {} : { info: out.info }),
   };
+}
+
+/**
+ * `record[key]` only when `key` is the record's own property: a model-chosen name such as
+ * `constructor` or `__proto__` must not reach Object.prototype.
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** An invalid call's outcome: the error as the tool's response. */

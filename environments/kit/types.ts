@@ -80,6 +80,12 @@ export type EnvironmentDefinition<Task, State, Config> = {
   /** Reward added for each call that fails to parse, names an unknown tool or has bad arguments. */
   invalidCallPenalty?: number;
   initialState(task: Task, ctx: Omit<EpisodeContext<Task, State>, "state">): State | Promise<State>;
+  /**
+   * The state's shape. A token carrying any other state is refused as `invalid_session` before a
+   * callback sees it: only a holder of the session key can seal one, but callbacks then never meet
+   * a state `initialState` and the tools could not have made.
+   */
+  stateSchema?: z.ZodType<State>;
   /** The first messages: system prompt (tools, call format, answer format) and the user task. */
   firstObservation(ctx: EpisodeContext<Task, State>): ChatMessage[] | Promise<ChatMessage[]>;
   /**

@@ -38,6 +38,7 @@ export const lookup = defineEnvironment<LookupTask, Record<string, never>, Recor
   reward: { min: 0, max: 1 },
   config: {},
   initialState: () => ({}),
+  stateSchema: z.record(z.string(), z.never()),
   firstObservation: ({ task }) => [
     { role: "system", content: SYSTEM },
     { role: "user", content: `x=${task.x}` },

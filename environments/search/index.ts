@@ -33,7 +33,8 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
 };
 
 /** Supporting titles retrieved so far, and process reward paid (so the cap holds across steps). */
-type SearchState = { found: string[]; bonus: number };
+const SearchState = z.object({ found: z.array(z.string()), bonus: z.number() });
+type SearchState = z.infer<typeof SearchState>;
 
 const MAX_STEPS = 6;
 
@@ -85,6 +86,7 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
     limits: { maxSteps: MAX_STEPS, maxActionChars: 4096, stepTimeoutMs: 10_000 },
     reward: { min: 0, max: 1 + (config.processReward ? config.processRewardCap : 0) },
     config,
+    stateSchema: SearchState,
     initialState: async (_task, ctx) => {
       // Load the corpus when the episode starts, so the first search step doesn't pay for it.
       await corpusRetriever(source, ctx.ref.split, ctx.runtime);

@@ -83,6 +83,7 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
     reward: { min: 0, max: 1 },
     config,
     initialState: () => ({ p: "start" }),
+    stateSchema: PageState,
     firstObservation: ({ task }) => [
       { role: "system", content: SYSTEM },
       { role: "user", content: renderPage({ p: "start" }, task.instruction, new Map()).text },

@@ -16,6 +16,7 @@
 import { beforeAll, describe } from "vitest";
 import { type ConformanceTarget, protocolClient } from "./client.js";
 import { errorTests } from "./errors-suite.js";
+import { hostileTests } from "./hostile-suite.js";
 import { sessionTests } from "./sessions-suite.js";
 import { stepTests } from "./steps-suite.js";
 
@@ -45,5 +46,6 @@ export function describeConformance(
     sessionTests(suite);
     stepTests(suite);
     errorTests(suite);
+    hostileTests(suite);
   });
 }

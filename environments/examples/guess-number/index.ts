@@ -7,7 +7,8 @@ import { hashString, rng } from "../../kit/random.js";
 type Task = { secret: number; max: number };
 
 /** What the episode carries from step to step (sealed into the session token, never stored). */
-type State = { low: number; high: number; guesses: number };
+const State = z.object({ low: z.number().int(), high: z.number().int(), guesses: z.number().int() });
+type State = z.infer<typeof State>;
 
 /** Behaviour settings: part of the content hash, so changing them changes the manifest. */
 type Config = { max: number };
@@ -53,6 +54,7 @@ export const guessNumber = defineEnvironment<Task, State, Config>({
   config: { max: 100 },
 
   initialState: (task) => ({ low: 1, high: task.max, guesses: 0 }),
+  stateSchema: State,
   firstObservation: ({ task }) => [
     { role: "system", content: SYSTEM },
     { role: "user", content: `The secret is between 1 and ${task.max}. What is it?` },
