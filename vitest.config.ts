@@ -23,6 +23,8 @@ export default defineConfig({
                 ...(await generateSecrets()),
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 HUB_ADMIN_TOKEN: "hub-test-bootstrap-secret",
+                // As on a local hub: tests publish endpoints on 127.0.0.1 (the SSRF tests turn it off).
+                HUB_ALLOW_PRIVATE_UPSTREAMS: "true",
               },
               d1Databases: ["DB", "HUB_EMPTY_DB"],
               // A tight limiter so the hub's 429 path is reached in a few requests.

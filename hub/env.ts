@@ -13,10 +13,18 @@ export type HubBindings = {
   DB: Parameters<typeof drizzle>[0];
   /** Bootstrap secret: may create teams and their tokens; nothing else. */
   HUB_ADMIN_TOKEN?: string;
-  /** Per-token (or per-IP for anonymous reads) limiter; absent means no limit. */
+  /** Per-token (or per-IP for anonymous reads) limiter across isolates (deployed); absent: only the hub's own. */
   HUB_RATE_LIMIT?: RateLimiter;
-  /** The limiter's period in seconds, sent as Retry-After on 429; default 60. */
+  /** The rate limit's period in seconds (the sliding window's, and the binding's Retry-After); default 60. */
   HUB_RATE_LIMIT_PERIOD?: string;
+  /** Requests per period per caller in the hub's own sliding window; default 1200, `0` turns it off. */
+  HUB_RATE_LIMIT_REQUESTS?: string;
+  /** `true` on a local hub only: endpoints on private, loopback and link-local addresses may be published. */
+  HUB_ALLOW_PRIVATE_UPSTREAMS?: string;
+  /** Deadline of the manifest fetch at publish, in ms; default 10000. */
+  HUB_MANIFEST_TIMEOUT_MS?: string;
+  /** Added to an env's `stepTimeoutMs` for each gateway call's deadline, in ms; default 5000. */
+  HUB_UPSTREAM_MARGIN_MS?: string;
   /** Fewest tasks a run must cover to enter a leaderboard; default 10. */
   HUB_LEADERBOARD_MIN_TASKS?: string;
   /** Seals the built-in envs' sessions and, under its own derived key, the hub's evaluation handles. */

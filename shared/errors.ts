@@ -25,6 +25,9 @@ export const errorCodes = [
   "bad_manifest",
   "invalid_receipt",
   "upstream_unreachable",
+  "upstream_timeout",
+  "loop_detected",
+  "unsupported_media_type",
   "not_configured",
   "internal",
 ] as const;
@@ -54,6 +57,9 @@ export const errorStatus: Record<ErrorCode, number> = {
   bad_manifest: 422,
   invalid_receipt: 422,
   upstream_unreachable: 502,
+  upstream_timeout: 504,
+  loop_detected: 508,
+  unsupported_media_type: 415,
   not_configured: 500,
   internal: 500,
 };
@@ -79,6 +85,9 @@ const titles: Record<ErrorCode, string> = {
   bad_manifest: "Environment manifest is invalid",
   invalid_receipt: "Episode receipt is not acceptable",
   upstream_unreachable: "Upstream environment is unreachable",
+  upstream_timeout: "Upstream environment did not answer in time",
+  loop_detected: "The request would loop back through an edgegym hub",
+  unsupported_media_type: "Request body must be application/json",
   not_configured: "Server is not configured",
   internal: "Internal error",
 };

@@ -4,7 +4,8 @@ import { EdgegymError } from "../../shared/errors.js";
 import { type StepRequest, StepResult } from "../../shared/protocol.js";
 import type { HubDb } from "../db.js";
 import type { HubBindings } from "../env.js";
-import { callUpstream, upstreamOf } from "../registry/upstream.js";
+import { manifestOf } from "../registry/resolve.js";
+import { callUpstream, stepDeadline, upstreamOf } from "../registry/upstream.js";
 import { openHandle, sealHandle } from "./handle.js";
 import { ownRun, requireRunning } from "./runs.js";
 
@@ -51,6 +52,7 @@ export async function evalStep(ctx: EvalStepContext, req: StepRequest, runId?: s
     },
     ctx.bindings,
     ctx.fetch,
+    stepDeadline(manifestOf(version).limits?.stepTimeoutMs, ctx.bindings),
   ).catch(async (e: unknown) => {
     await release(ctx.db, handle.episodeId, handle.step);
     throw e;

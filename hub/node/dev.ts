@@ -123,7 +123,18 @@ const migrate = spawnSync(
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 const child = spawn(
   "npx",
-  ["wrangler", "dev", "--port", String(port), "--var", `HUB_ADMIN_TOKEN:${local.bootstrap}`, ...persist],
+  [
+    "wrangler",
+    "dev",
+    "--port",
+    String(port),
+    "--var",
+    `HUB_ADMIN_TOKEN:${local.bootstrap}`,
+    // A local hub publishes envs served on this machine (`npm run envs`); a deployed hub refuses them.
+    "--var",
+    "HUB_ALLOW_PRIVATE_UPSTREAMS:true",
+    ...persist,
+  ],
   { stdio: "inherit" },
 );
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));

@@ -3,7 +3,7 @@ import { hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { Manifest, PublicJwk } from "../../shared/protocol.js";
 import type { HubDb } from "../db.js";
-import type { EnvRow } from "./access.js";
+import type { Access, EnvRow } from "./access.js";
 import { latestOf } from "./versions.js";
 
 export type VersionRow = typeof hubVersions.$inferSelect;
@@ -58,6 +58,15 @@ export function versionInfo(v: VersionRow) {
     contentHash: v.contentHash,
     createdAt: v.createdAt.toISOString(),
   };
+}
+
+/**
+ * `versionInfo` as a caller with `access` may see it: readers (a `read` share, anyone on a public env)
+ * get no endpoint, since the gateway is their way in and the endpoint of a private env is the owner's.
+ */
+export function versionInfoFor(v: VersionRow, access: Access) {
+  const info = versionInfo(v);
+  return access === "read" ? { ...info, endpoint: null } : info;
 }
 
 export const manifestOf = (v: VersionRow): Manifest => v.manifest as Manifest;

@@ -8,7 +8,7 @@ import { latestOf } from "./versions.js";
 
 /**
  * What the gateway needs per call, in one query: whether `team` may read `owner/name` (owner, share
- * or public) and the version `ref` names (`latest` or exact), without the stored manifest. The same 404
+ * or public) and the version `ref` names (`latest` or exact), without the stored manifest (only its `stepTimeoutMs`). The same 404
  * covers unknown and invisible envs. Successes are reused for `HOT_PATH_TTL_MS`.
  */
 export async function gatewayTarget(
@@ -27,7 +27,8 @@ export async function gatewayTarget(
   return target;
 }
 
-type Target = { version: string; upstream: Upstream };
+/** `stepTimeoutMs` is the stored manifest's: each gateway call's deadline is built from it. */
+type Target = { version: string; upstream: Upstream; stepTimeoutMs: number | null };
 
 /** Resolved gateway targets per (team, env, ref); only successes are kept. */
 const targets = new TtlCache<Target>(HOT_PATH_TTL_MS);
@@ -61,6 +62,7 @@ async function lookup(
       yankedAt: hubVersions.yankedAt,
       endpoint: hubVersions.endpoint,
       builtin: hubVersions.builtin,
+      stepTimeoutMs: sql<number | null>`json_extract(${hubVersions.manifest}, '$.limits.stepTimeoutMs')`,
     })
     .from(hubEnvs)
     .leftJoin(hubVersions, join)
@@ -75,5 +77,5 @@ async function lookup(
   );
   const chosen = ref === "latest" ? latestOf(versions) : (versions[0] ?? null);
   if (!chosen) throw new EdgegymError("not_found", `${owner}/${name} has no version ${ref}`);
-  return { version: chosen.version, upstream: upstreamOf(chosen) };
+  return { version: chosen.version, upstream: upstreamOf(chosen), stepTimeoutMs: chosen.stepTimeoutMs };
 }

@@ -2,11 +2,25 @@ import { createEnvironmentsHost } from "../../environments/host.js";
 import { EdgegymError, Problem } from "../../shared/errors.js";
 import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
+import { allowsPrivateUpstreams, checkEndpoint } from "./endpoint-policy.js";
 
 /** Where a version's edgegym/v1 surface lives: a built-in served in-process, or an external URL. */
 export type Upstream = { kind: "builtin"; name: string } | { kind: "endpoint"; url: string };
 
 type Fetcher = (request: Request) => Promise<Response>;
+
+/**
+ * Marks every request the hub sends to an endpoint. The hub refuses requests that carry it
+ * (`508 loop_detected`), so an endpoint that leads back into a hub's gateway ends after one hop.
+ */
+export const HOP_HEADER = "x-edgegym-hop";
+
+/** Deadline of the manifest fetch at publish, unless `HUB_MANIFEST_TIMEOUT_MS` says otherwise. */
+export const MANIFEST_TIMEOUT_MS = 10_000;
+/** Added to an env's `stepTimeoutMs` for each gateway call (network and queueing), unless `HUB_UPSTREAM_MARGIN_MS` says otherwise. */
+export const UPSTREAM_MARGIN_MS = 5_000;
+/** The kit's default `stepTimeoutMs`, for versions whose stored manifest lacks one. */
+const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 
 let host: ReturnType<typeof createEnvironmentsHost> | undefined;
 
@@ -21,9 +35,32 @@ export function upstreamOf(row: { endpoint: string | null; builtin: string | nul
   return { kind: "endpoint", url: row.endpoint ?? "" };
 }
 
+function positiveMs(value: unknown, fallback: number): number {
+  const n = Number(value);
+  return typeof value === "string" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/** How long the manifest fetch at publish may take. */
+export function manifestDeadline(bindings: Record<string, unknown>): number {
+  return positiveMs(bindings.HUB_MANIFEST_TIMEOUT_MS, MANIFEST_TIMEOUT_MS);
+}
+
+/** How long one gateway (or evaluation) call may take: the env's own step limit plus a margin. */
+export function stepDeadline(
+  stepTimeoutMs: number | null | undefined,
+  bindings: Record<string, unknown>,
+): number {
+  const step =
+    typeof stepTimeoutMs === "number" && stepTimeoutMs > 0 ? stepTimeoutMs : DEFAULT_STEP_TIMEOUT_MS;
+  return step + positiveMs(bindings.HUB_UPSTREAM_MARGIN_MS, UPSTREAM_MARGIN_MS);
+}
+
 /**
  * Sends `init` to `<base>/v1/<path>`. Built-ins run in-process with the hub's own bindings (which hold
- * their secrets); external endpoints go through `fetcher`. A network failure is `upstream_unreachable`.
+ * their secrets; the kit bounds their steps). External endpoints go through `fetcher` with the hop
+ * header, within `timeoutMs` (answer and body), without following redirects (a redirect could lead to
+ * an address the endpoint check refuses), and only when the endpoint check passes. Errors never name
+ * the endpoint: readers of a shared env reach it through the gateway and must not learn where it is.
  */
 export async function callUpstream(
   upstream: Upstream,
@@ -31,6 +68,7 @@ export async function callUpstream(
   init: RequestInit,
   bindings: Record<string, unknown>,
   fetcher: Fetcher,
+  timeoutMs: number,
 ): Promise<Response> {
   if (upstream.kind === "builtin") {
     return builtinHost().fetch(
@@ -38,33 +76,84 @@ export async function callUpstream(
       bindings,
     );
   }
-  const url = `${upstream.url.replace(/\/+$/, "")}/v1/${path}`;
-  try {
-    return await fetcher(new Request(url, init));
-  } catch {
-    throw new EdgegymError("upstream_unreachable", `could not reach ${url}`);
+  const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });
+  if (!verdict.ok) {
+    throw new EdgegymError(
+      "upstream_unreachable",
+      `this hub does not fetch the environment's endpoint: ${verdict.reason}`,
+    );
   }
+  const url = `${upstream.url.replace(/\/+$/, "")}/v1/${path}`;
+  const headers = new Headers(init.headers);
+  headers.set(HOP_HEADER, "1");
+  const signal = AbortSignal.timeout(timeoutMs);
+  // The race also bounds a fetcher that ignores the signal.
+  let onAbort = () => {};
+  const timedOut = new Promise<never>((_, reject) => {
+    onAbort = () =>
+      reject(new EdgegymError("upstream_timeout", `the environment did not answer within ${timeoutMs} ms`));
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  let res: Response;
+  try {
+    res = await Promise.race([
+      fetcher(new Request(url, { ...init, headers, signal, redirect: "manual" })),
+      timedOut,
+    ]);
+  } catch (e) {
+    if (e instanceof EdgegymError) throw e;
+    if (signal.aborted)
+      throw new EdgegymError("upstream_timeout", `the environment did not answer within ${timeoutMs} ms`);
+    throw new EdgegymError("upstream_unreachable", "could not reach the environment's endpoint");
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+  timedOut.catch(() => {});
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel();
+    throw new EdgegymError(
+      "upstream_unreachable",
+      `the environment answered with a redirect (HTTP ${res.status}), which the hub does not follow`,
+    );
+  }
+  return res;
 }
 
-/** Fetches and validates `B/v1/manifest`; the error says exactly what was wrong. */
+/** Fetches and validates `B/v1/manifest` within `timeoutMs`; the error says exactly what was wrong. */
 export async function fetchManifest(
   upstream: Upstream,
   bindings: Record<string, unknown>,
   fetcher: Fetcher,
+  timeoutMs: number,
 ): Promise<Result<Manifest, EdgegymError>> {
   let res: Response;
   try {
-    res = await callUpstream(upstream, "manifest", { method: "GET" }, bindings, fetcher);
+    res = await callUpstream(upstream, "manifest", { method: "GET" }, bindings, fetcher, timeoutMs);
   } catch (e) {
     return { ok: false, error: e as EdgegymError };
-  }
-  if (res.status !== 200) {
-    return { ok: false, error: new EdgegymError("bad_manifest", `GET manifest returned HTTP ${res.status}`) };
   }
   let json: unknown;
   try {
     json = await res.json();
-  } catch {
+  } catch (e) {
+    // The deadline also covers the body: one that stops arriving aborts with the signal's TimeoutError.
+    if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) {
+      const error = new EdgegymError("upstream_timeout", `the manifest took longer than ${timeoutMs} ms`);
+      return { ok: false, error };
+    }
+    json = undefined;
+  }
+  if (res.status !== 200) {
+    // The endpoint is a hub's gateway (maybe this one's): publishing it would make a forwarding loop.
+    if (Problem.safeParse(json).data?.code === "loop_detected") {
+      return {
+        ok: false,
+        error: new EdgegymError("loop_detected", "the endpoint forwards to an edgegym hub's gateway"),
+      };
+    }
+    return { ok: false, error: new EdgegymError("bad_manifest", `GET manifest returned HTTP ${res.status}`) };
+  }
+  if (json === undefined) {
     return { ok: false, error: new EdgegymError("bad_manifest", "the manifest is not JSON") };
   }
   const parsed = Manifest.safeParse(json);

@@ -12,7 +12,7 @@ import { verifyEpisode } from "../evals/ingest.js";
 import { ownRun, requireRunning } from "../evals/runs.js";
 import { EvalSession, EvalSessionRequest } from "../evals/schemas.js";
 import { manifestOf, publicKeyOf } from "../registry/resolve.js";
-import { callUpstream, upstreamError, upstreamOf } from "../registry/upstream.js";
+import { callUpstream, stepDeadline, upstreamError, upstreamOf } from "../registry/upstream.js";
 import { body, json, problems } from "../schemas.js";
 
 const RunId = z.object({ id: z.string().max(64) });
@@ -73,6 +73,7 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
       },
       c.env,
       fetch,
+      stepDeadline(manifestOf(version).limits?.stepTimeoutMs, c.env),
     );
     if (res.status !== 201) throw await upstreamError(res);
     const start = SessionResponse.safeParse(await res.json().catch(() => null));

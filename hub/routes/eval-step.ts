@@ -7,6 +7,7 @@ import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import type { AppEnv } from "../env.js";
 import { type EvalStepContext, evalStep } from "../evals/step.js";
+import { requireJson } from "../media-type.js";
 import { body, json, problems } from "../schemas.js";
 
 const step = createRoute({
@@ -17,7 +18,7 @@ const step = createRoute({
   request: { params: z.object({ id: z.string().max(64) }), ...body(StepRequest) },
   responses: {
     200: json(StepResult, "the env's step result; `session` is the handle of the next step"),
-    ...problems(401, 403, 404, 409, 410, 422, 502),
+    ...problems(401, 403, 404, 409, 410, 415, 422, 502, 504),
   },
 });
 
@@ -41,8 +42,9 @@ export function evalStepContext(c: Context<AppEnv>, deps: RouteDeps): EvalStepCo
 export function registerEvalStepRoutes(app: HubApp, deps: RouteDeps): void {
   app.openAPIRegistry.registerPath(step);
   for (const path of ["/v1/evals/:id/step", "/v1/evals/:id/v1/step"]) {
-    app.post(path, async (c) =>
-      evalStep(evalStepContext(c, deps), await readBody(c.req.raw, StepRequest), c.req.param("id")),
-    );
+    app.post(path, async (c) => {
+      requireJson(c.req.raw);
+      return evalStep(evalStepContext(c, deps), await readBody(c.req.raw, StepRequest), c.req.param("id"));
+    });
   }
 }

@@ -7,9 +7,8 @@ import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { HANDLE_PREFIX } from "../evals/handle.js";
 import { evalStep } from "../evals/step.js";
-import { checkRateLimit } from "../rate-limit.js";
 import { gatewayTarget } from "../registry/target.js";
-import { callUpstream } from "../registry/upstream.js";
+import { callUpstream, stepDeadline } from "../registry/upstream.js";
 import { parseRef } from "../registry/versions.js";
 import { problems, Slug } from "../schemas.js";
 import { evalStepContext } from "./eval-step.js";
@@ -72,7 +71,7 @@ export function registerGatewayRoutes(app: HubApp, deps: RouteDeps): void {
     },
     responses: {
       200: { description: "the environment's response, unchanged" },
-      ...problems(401, 404, 429, 502),
+      ...problems(401, 404, 429, 502, 504, 508),
     },
   });
 
@@ -87,7 +86,7 @@ export function registerGatewayRoutes(app: HubApp, deps: RouteDeps): void {
     const team = readerTeam(c.get("principal"));
     // The limiter and the lookup overlap: one round trip fewer on the hot path of every step.
     const [, target] = await Promise.all([
-      checkRateLimit(c),
+      deps.limit(c),
       gatewayTarget(hubDb(c.env), team, owner, ref.name, ref.version, now()),
     ]);
     const requestId = c.get("requestId");
@@ -101,7 +100,14 @@ export function registerGatewayRoutes(app: HubApp, deps: RouteDeps): void {
     const handled = op === "step" && body ? handleStep(body) : undefined;
     const res = handled
       ? await evalStep(evalStepContext(c, deps), handled)
-      : await callUpstream(target.upstream, op, init, c.env, fetch);
+      : await callUpstream(
+          target.upstream,
+          op,
+          init,
+          c.env,
+          fetch,
+          stepDeadline(target.stepTimeoutMs, c.env),
+        );
     const headers = new Headers(res.headers);
     headers.set("x-request-id", requestId);
     headers.set("x-edgegym-version", target.version);

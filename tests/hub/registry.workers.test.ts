@@ -65,7 +65,7 @@ describe("environments", () => {
     };
     const ext = await viaExternal.call("POST", `/v1/envs/${a.team}/${name}/versions`, {
       token: a.token,
-      body: { version: "1.1.0", endpoint: "http://hub.test/envs/calculator" },
+      body: { version: "1.1.0", endpoint: "http://envs.test/envs/calculator" },
     });
     expect(ext.status).toBe(201);
     expect(ext.body).toMatchObject({ source: "endpoint", contentHash: manifest.contentHash, yanked: false });
@@ -105,7 +105,7 @@ describe("environments", () => {
     expect(down.body.code).toBe("upstream_unreachable");
     const missing = await viaExternal.call("POST", path, {
       token: a.token,
-      body: { version: "2.0.0", endpoint: "http://hub.test/envs/no-such-env" },
+      body: { version: "2.0.0", endpoint: "http://envs.test/envs/no-such-env" },
     });
     expect(missing.status).toBe(422);
     expect(missing.body).toMatchObject({ code: "bad_manifest", detail: "GET manifest returned HTTP 404" });

@@ -1,0 +1,21 @@
+import { createMiddleware } from "hono/factory";
+import { EdgegymError } from "../shared/errors.js";
+import type { AppEnv } from "./env.js";
+import { HOP_HEADER } from "./registry/upstream.js";
+
+/**
+ * Refuses a request that a hub sent to an endpoint (it carries the hop header) with `508
+ * loop_detected`, before authentication and the rate limit: an endpoint that leads back into a hub's
+ * gateway (`<hub>/v1/envs/A/loop@latest`, or this hub under another name) then costs one hop, not a
+ * chain of nested requests that spends the caller's rate budget. The price is that one hub's gateway
+ * cannot be published as another hub's endpoint.
+ */
+export const refuseLoops = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.header(HOP_HEADER) !== undefined) {
+    throw new EdgegymError(
+      "loop_detected",
+      "the request came from an edgegym hub; hubs do not forward to hubs",
+    );
+  }
+  await next();
+});
