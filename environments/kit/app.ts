@@ -16,6 +16,7 @@ import {
   StepRequest,
 } from "../../shared/protocol.js";
 import type { Environment } from "./define-environment.js";
+import { createMcpHandler, type McpOptions } from "./mcp/handler.js";
 import type { EnvRuntime } from "./types.js";
 
 export { MAX_BODY_BYTES };
@@ -28,6 +29,8 @@ export type AppOptions = {
    * overloaded instance sheds load instead of queueing without bound. Default: no limit.
    */
   maxInFlight?: number;
+  /** The MCP endpoint's options (its session store); see docs/protocol.md, "MCP". */
+  mcp?: McpOptions;
 };
 
 type AppEnv = { Bindings: Record<string, unknown> };
@@ -103,6 +106,10 @@ export function createEnvironmentApp(env: Environment, options: AppOptions = {})
     const body = await readBody(c.req.raw, ExpertRequest);
     return c.json(await env.expert(body.session, runtime(c.env), now()));
   });
+
+  // The same episode as an MCP server (Streamable HTTP): one tools/call per step.
+  const mcp = createMcpHandler(env, { now, ...options.mcp });
+  app.all("/mcp", (c) => mcp(c.req.raw, runtime(c.env)));
 
   app.notFound((c) => problemResponse(problem("not_found", `no route ${c.req.method} ${c.req.path}`)));
   app.onError((e) => errorResponse(e));

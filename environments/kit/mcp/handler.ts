@@ -1,0 +1,188 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  ErrorCode,
+  type InitializeRequest,
+  isInitializeRequest,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { EdgegymError } from "../../../shared/errors.js";
+import { MAX_BODY_BYTES, readText } from "../../../shared/http.js";
+import { SessionRequest } from "../../../shared/protocol.js";
+import type { Environment } from "../define-environment.js";
+import type { EnvRuntime } from "../types.js";
+import { durableSessionStore } from "./durable-store.js";
+import { episodeServer } from "./episode-server.js";
+import { type McpEpisode, type McpSessionStore, MemorySessionStore } from "./session-store.js";
+import { mcpTools } from "./tools.js";
+
+export type McpOptions = {
+  /** Clock in ms; tests move it to expire sessions. */
+  now?: () => number;
+  /**
+   * Where episodes live between calls. Default: the Durable Object namespace when the bindings have
+   * `EDGEGYM_MCP_SESSIONS`, else one bounded in-memory store per app.
+   */
+  store?: McpSessionStore;
+  /** Most sessions the default in-memory store holds. */
+  maxSessions?: number;
+};
+
+/** The `initialize` capability under which a client may choose the task (instead of query parameters). */
+export const TASK_CAPABILITY = "edgegym/task";
+
+const SESSION_HEADER = "mcp-session-id";
+
+/**
+ * `<env base>/mcp`: the MCP Streamable HTTP transport (JSON responses, no server-initiated stream).
+ * `initialize` starts an episode and answers with a fresh `Mcp-Session-Id`; later requests find the
+ * episode's current token in the store under that id. The SDK's server and transport run per request,
+ * so any instance that reaches the store serves any session.
+ */
+export function createMcpHandler(
+  env: Environment,
+  options: McpOptions = {},
+): (request: Request, runtime: EnvRuntime) => Promise<Response> {
+  const now = options.now ?? Date.now;
+  const memory = options.store ?? new MemorySessionStore(options.maxSessions);
+  let listed: { tools: Tool[]; finalAnswerTool: string | undefined } | undefined;
+
+  return async (request, runtime) => {
+    const store = options.store ?? durableSessionStore(runtime.bindings) ?? memory;
+    if (request.method === "DELETE") {
+      const id = request.headers.get(SESSION_HEADER);
+      if (!id || !(await store.delete(id))) return rpcError(null, -32001, "Session not found", 404);
+      return new Response(null, { status: 200 });
+    }
+    if (request.method !== "POST") {
+      // No server-initiated messages: the spec's answer to GET is then 405.
+      return rpcError(null, -32000, "Method not allowed: this server answers POST (and DELETE)", 405, {
+        allow: "POST, DELETE",
+      });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readText(request, MAX_BODY_BYTES));
+    } catch (e) {
+      if (e instanceof EdgegymError) throw e;
+      return rpcError(null, ErrorCode.ParseError, "Parse error: the body is not JSON", 400);
+    }
+    listed ??= mcpTools(env);
+
+    let sessionId: string;
+    let episode: McpEpisode | undefined;
+    const messages = Array.isArray(body) ? body : [body];
+    const init = messages.find(isInitializeRequest) as
+      | (InitializeRequest & { id: string | number })
+      | undefined;
+    if (init) {
+      if (messages.length > 1) {
+        return rpcError(
+          null,
+          ErrorCode.InvalidRequest,
+          "Invalid Request: initialize must be sent alone",
+          400,
+        );
+      }
+      const started = await startEpisode(env, request, init.params.capabilities, runtime, now());
+      if (!started.ok) return rpcError(init.id, ErrorCode.InvalidParams, started.error, 200);
+      sessionId = crypto.randomUUID();
+      episode = started.episode;
+      await store.create(sessionId, episode, now());
+    } else {
+      const id = request.headers.get(SESSION_HEADER);
+      if (!id) {
+        return rpcError(
+          null,
+          ErrorCode.InvalidRequest,
+          "Bad Request: Mcp-Session-Id header is required (send initialize first)",
+          400,
+        );
+      }
+      episode = id.length <= 128 ? await store.get(id, now()) : undefined;
+      if (!episode) {
+        return rpcError(
+          null,
+          -32001,
+          "Session not found: it expired or never existed; initialize a new session",
+          404,
+        );
+      }
+      sessionId = id;
+    }
+
+    const server = episodeServer({ env, ...listed, store, sessionId, episode, runtime, now });
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      const res = await transport.handleRequest(request, { parsedBody: body });
+      const headers = new Headers(res.headers);
+      headers.set(SESSION_HEADER, sessionId);
+      return new Response(res.body, { status: res.status, headers });
+    } finally {
+      await server.close();
+    }
+  };
+}
+
+type Started = { ok: true; episode: McpEpisode } | { ok: false; error: string };
+
+/** Starts the episode the client chose: query parameters, overridden by the initialize capability. */
+async function startEpisode(
+  env: Environment,
+  request: Request,
+  capabilities: { experimental?: Record<string, unknown> } | undefined,
+  runtime: EnvRuntime,
+  now: number,
+): Promise<Started> {
+  const query = new URL(request.url).searchParams;
+  const fromQuery: Record<string, unknown> = {};
+  for (const key of ["split", "index", "seed"] as const) {
+    const v = query.get(key);
+    if (v !== null) fromQuery[key] = key === "split" ? v : Number(v);
+  }
+  const fromInit = capabilities?.experimental?.[TASK_CAPABILITY];
+  const parsed = SessionRequest.safeParse({ ...fromQuery, ...(isObject(fromInit) ? fromInit : {}) });
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((i) => `${i.path.join(".") || "task"}: ${i.message}`).join("; ");
+    return { ok: false, error: `invalid task choice: ${why}` };
+  }
+  try {
+    const s = await env.startSession(parsed.data, runtime, now);
+    const text = (role: string) =>
+      s.observation.messages
+        .filter((m) => m.role === role && typeof m.content === "string")
+        .map((m) => m.content)
+        .join("\n\n");
+    return {
+      ok: true,
+      episode: {
+        token: s.session,
+        step: 0,
+        done: false,
+        episodeId: s.episodeId,
+        task: s.task,
+        system: text("system"),
+        user: text("user"),
+        return: 0,
+        expiresAt: now + env.limits.sessionTtlSeconds * 1000,
+      },
+    };
+  } catch (e) {
+    if (e instanceof EdgegymError && e.status < 500) return { ok: false, error: `${e.code}: ${e.message}` };
+    throw e;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function rpcError(
+  id: string | number | null,
+  code: number,
+  message: string,
+  status: number,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status, headers });
+}
