@@ -8,7 +8,8 @@ import { EdgegymError, problem, toProblem, zodIssues } from "../shared/errors.js
 import { problemResponse } from "../shared/http.js";
 import { authenticate } from "./auth/middleware.js";
 import type { AppEnv } from "./env.js";
-import { rateLimit } from "./rate-limit.js";
+import { refuseLoops } from "./loop-guard.js";
+import { checkRateLimit, rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
 import { registerEnvUpdateRoutes } from "./routes/env-update.js";
 import { registerEnvRoutes } from "./routes/envs.js";
@@ -18,6 +19,7 @@ import { registerLeaderboardRoutes } from "./routes/leaderboard.js";
 import { registerShareRoutes } from "./routes/shares.js";
 import { registerTeamRoutes } from "./routes/teams.js";
 import { registerVersionRoutes } from "./routes/versions.js";
+import { SlidingWindow } from "./sliding-window.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -57,9 +59,10 @@ export function createHubApp(options: HubOptions = {}): HubApp {
       },
     }),
   );
-  app.use("/v1/*", authenticate(now), rateLimit(isGatewayPath));
+  const window = new SlidingWindow();
+  app.use("/v1/*", refuseLoops, authenticate(now), rateLimit(window, now, isGatewayPath));
 
-  const deps = { now, fetch: upstreamFetch };
+  const deps = { now, fetch: upstreamFetch, limit: (c: Context<AppEnv>) => checkRateLimit(c, window, now()) };
   registerTeamRoutes(app, deps);
   registerEnvRoutes(app, deps);
   registerEnvUpdateRoutes(app, deps);
@@ -91,7 +94,13 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   app.onError((e, c) => {
     if (e instanceof HTTPException && !(e instanceof EdgegymError)) {
       const code =
-        e.status === 400 ? "invalid_json" : e.status === 413 ? "body_too_large" : "invalid_request";
+        e.status === 400
+          ? "invalid_json"
+          : e.status === 413
+            ? "body_too_large"
+            : e.status === 415
+              ? "unsupported_media_type"
+              : "invalid_request";
       return respond(c, problem(code, e.message));
     }
     if (!(e instanceof EdgegymError)) console.error("hub: unhandled error", e);
@@ -105,4 +114,9 @@ function respond(c: Context<AppEnv>, p: ReturnType<typeof problem>): Response {
   return problemResponse(id ? { ...p, requestId: id } : p, id ? { "x-request-id": id } : {});
 }
 
-export type RouteDeps = { now: () => number; fetch: (request: Request) => Promise<Response> };
+export type RouteDeps = {
+  now: () => number;
+  fetch: (request: Request) => Promise<Response>;
+  /** The caller's rate limit, for routes that check it themselves (the gateway). */
+  limit: (c: Context<AppEnv>) => Promise<void>;
+};

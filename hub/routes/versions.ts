@@ -9,9 +9,10 @@ import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
 import { refuseEmptyVersion } from "../registry/empty-version.js";
-import { resolveVersion, versionInfo } from "../registry/resolve.js";
+import { allowsPrivateUpstreams, checkEndpoint } from "../registry/endpoint-policy.js";
+import { resolveVersion, versionInfo, versionInfoFor } from "../registry/resolve.js";
 import { forgetGatewayTargets } from "../registry/target.js";
-import { fetchManifest, type Upstream } from "../registry/upstream.js";
+import { fetchManifest, manifestDeadline, type Upstream } from "../registry/upstream.js";
 import { isPrerelease } from "../registry/versions.js";
 import { body, EnvParams, json, Publish, problems, VersionInfo, VersionParams } from "../schemas.js";
 
@@ -22,7 +23,7 @@ const publish = createRoute({
   summary:
     "Publish an immutable version from an endpoint (its manifest is fetched and checked) or a built-in",
   request: { params: EnvParams, ...body(Publish) },
-  responses: { 201: json(VersionInfo, "the version"), ...problems(401, 403, 404, 409, 422, 502) },
+  responses: { 201: json(VersionInfo, "the version"), ...problems(401, 403, 404, 409, 422, 502, 504, 508) },
 });
 
 const yank = createRoute({
@@ -55,10 +56,20 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
         issues: [{ path: "builtin", message: "unknown built-in" }],
       });
     }
+    if (b.endpoint !== undefined) {
+      // Refused before anything is fetched, so nothing about an internal address comes back.
+      const allowPrivate = allowsPrivateUpstreams(c.env);
+      const verdict = checkEndpoint(b.endpoint, { allowPrivate, hubOrigin: new URL(c.req.url).origin });
+      if (!verdict.ok) {
+        throw new EdgegymError("invalid_request", `the endpoint is refused: ${verdict.reason}`, {
+          issues: [{ path: "endpoint", message: verdict.reason }],
+        });
+      }
+    }
     const upstream: Upstream = b.builtin
       ? { kind: "builtin", name: b.builtin }
       : { kind: "endpoint", url: b.endpoint ?? "" };
-    const manifest = await fetchManifest(upstream, c.env, fetch);
+    const manifest = await fetchManifest(upstream, c.env, fetch, manifestDeadline(c.env));
     if (!manifest.ok) throw manifest.error;
     await refuseEmptyVersion(manifest.value, upstream, c.env, fetch);
     const t = new Date(now());
@@ -108,8 +119,8 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     const team = readerTeam(c.get("principal"));
     const { owner, name, version } = c.req.valid("param");
     const db = hubDb(c.env);
-    const { env } = await readableEnv(db, team, owner, name);
+    const { env, access } = await readableEnv(db, team, owner, name);
     const row = await resolveVersion(db, env, version);
-    return c.json({ ...versionInfo(row), manifest: row.manifest as Manifest }, 200);
+    return c.json({ ...versionInfoFor(row, access), manifest: row.manifest as Manifest }, 200);
   });
 }
