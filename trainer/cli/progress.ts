@@ -39,3 +39,30 @@ export function iterationProgress(label: string, stream: NodeJS.WriteStream = pr
     },
   };
 }
+
+/**
+ * Episode progress over a fixed number of tasks: a bar on a TTY, otherwise a line each time another
+ * `1/lines` of the tasks has ended (and at the last), so a log of 1,000 tasks stays short.
+ */
+export function taskProgress(label: string, lines: number, stream: NodeJS.WriteStream = process.stderr) {
+  const bar =
+    stream.isTTY === true
+      ? new SingleBar({ format: `${label} [{bar}] {value}/{total} tasks`, stream, hideCursor: true })
+      : undefined;
+  let started = false;
+  return {
+    update(done: number, total: number) {
+      if (bar) {
+        if (!started) bar.start(total, 0);
+        started = true;
+        bar.update(done);
+        return;
+      }
+      const every = Math.max(1, Math.ceil(total / Math.max(1, lines)));
+      if (done % every === 0 || done === total) stream.write(`${label} ${done}/${total} tasks\n`);
+    },
+    stop() {
+      if (started) bar?.stop();
+    },
+  };
+}

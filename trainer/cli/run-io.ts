@@ -19,7 +19,15 @@ export function overridesFrom(opts: Record<string, unknown>, keys: readonly stri
   return keys.flatMap((k) => (opts[k] === undefined ? [] : [`${k}=${String(opts[k])}`]));
 }
 
-/** Prints a failure without a stack trace and sets a failing exit code. */
+/**
+ * A mistake in what the user asked for (a missing config file, a bad flag value, an unknown key): the
+ * CLI prints its message as one line and exits 2, never with a stack trace (see main.ts).
+ */
+export class UserError extends Error {
+  override name = "UserError";
+}
+
+/** Prints a failure of the run itself (not the user's input) without a stack trace; exit code 1. */
 export function fail(message: string): void {
   process.stderr.write(`edgegym: ${message}\n`);
   process.exitCode = 1;

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { resolveConfig } from "../train/config.js";
 import { SftConfig } from "../train/sft-config.js";
 import { iterationProgress } from "./progress.js";
-import { cliIO, collect, fail, overridesFrom } from "./run-io.js";
+import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 
 const NAMED = ["env", "episodes", "epochs", "init", "out", "backend", "seed", "split"] as const;
 
@@ -22,7 +22,7 @@ export function registerSft(program: Command): void {
     .option("--set <key=value>", "override any config field (repeatable)", collect, [])
     .action(async (opts: Record<string, unknown> & { set: string[] }) => {
       const config = resolveConfig(SftConfig, {}, [...overridesFrom(opts, NAMED), ...opts.set]);
-      if (!config.ok) return fail(`bad config: ${config.error}`);
+      if (!config.ok) throw new UserError(`bad config: ${config.error}`);
       const { runSft } = await import("../train/sft-run.js");
       const progress = iterationProgress("sft");
       const result = await runSft(config.value, cliIO, progress.update);

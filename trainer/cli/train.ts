@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { resolveTrainConfig } from "../train/config.js";
 import { iterationProgress } from "./progress.js";
-import { cliIO, collect, fail, overridesFrom } from "./run-io.js";
+import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 
 const NAMED = ["env", "init", "algorithm", "iterations", "out", "backend", "seed", "split"] as const;
 
@@ -27,11 +27,9 @@ export function registerTrain(program: Command): void {
       [],
     )
     .action(async (opts: Record<string, unknown> & { config?: string; set: string[] }) => {
-      const base = opts.config
-        ? (JSON.parse(await readFile(opts.config, "utf8")) as Record<string, unknown>)
-        : {};
+      const base = opts.config ? await readConfigFile(opts.config) : {};
       const config = resolveTrainConfig(base, [...overridesFrom(opts, NAMED), ...opts.set]);
-      if (!config.ok) return fail(`bad config: ${config.error}`);
+      if (!config.ok) throw new UserError(`bad config: ${config.error}`);
       const { runTraining } = await import("../train/run.js");
       const progress = iterationProgress("train");
       const result = await runTraining(config.value, cliIO, progress.update);
@@ -39,4 +37,24 @@ export function registerTrain(program: Command): void {
       if (!result.ok) return fail(result.error);
       cliIO.log(`run folder: ${result.value.runDir}`);
     });
+}
+
+/** `--config <file>`: a JSON object of config fields; a missing or malformed file is the user's mistake. */
+async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UserError(`--config ${file}: ${code === "ENOENT" ? "no such file" : String(e)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`--config ${file} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    throw new UserError(`--config ${file}: expected a JSON object of config fields`);
+  return json as Record<string, unknown>;
 }

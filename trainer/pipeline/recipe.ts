@@ -4,6 +4,7 @@ import { z } from "zod";
 import { EnvRef } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { TrainConfig } from "../train/config.js";
+import { parseConfig } from "../train/parse-config.js";
 import { SftConfig } from "../train/sft-config.js";
 
 /** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
@@ -20,7 +21,7 @@ const RL_OWNED = { ...OWNED, reference: true } as const;
  * both policies on the same test tasks. Each stage's fields are the trainer's own typed configs
  * (same names, same defaults), so a recipe can't drift from what `edgegym sft|train` accept.
  */
-export const Recipe = z.object({
+export const Recipe = z.strictObject({
   /** One line saying what the recipe shows. */
   description: z.string(),
   /** The hub env as `owner/name@version` that both policies are evaluated on. */
@@ -62,9 +63,7 @@ export const Recipe = z.object({
 export type Recipe = z.infer<typeof Recipe>;
 
 export function parseRecipe(json: unknown, name = "recipe"): Result<Recipe> {
-  const parsed = Recipe.safeParse(json);
-  if (parsed.success) return ok(parsed.data);
-  return err(`${name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return parseConfig(Recipe, json, name);
 }
 
 /** The recipe names in `dir` (file names without `.json`), sorted. */

@@ -71,6 +71,7 @@ export async function runRollouts(
       ...extra,
     });
     if (extra.failure) stats.infraFailures++;
+    opts.onEpisode?.(done.at(-1) as Trajectory);
   };
 
   const queue: { group: number; index: number; fork: number }[] = opts.tasks.flatMap((index, group) =>

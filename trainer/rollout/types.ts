@@ -76,6 +76,8 @@ export type RolloutOptions = {
   renderTools: boolean;
   /** Starts a task's session; defaults to the env's `/v1/sessions` (a hub evaluation issues its own). */
   start?: StartSession;
+  /** Called as each episode ends (progress). */
+  onEpisode?: (t: Trajectory) => void;
 };
 
 /** Where episodes get their first session token. */

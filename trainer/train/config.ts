@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { err, ok, type Result } from "../../shared/result.js";
+import { err, type Result } from "../../shared/result.js";
 import { ADVANTAGE_ESTIMATORS } from "../algos/names.js";
 import { BACKENDS } from "../policy/types.js";
+import { parseConfig } from "./parse-config.js";
 
 /** Shape of a fresh byte-level model; ignored when starting from a checkpoint. */
 export const ModelShape = z
@@ -13,13 +14,14 @@ export const ModelShape = z
     dFf: z.number().int().positive().default(176),
     contextLength: z.number().int().positive().default(384),
   })
+  .strict()
   .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 });
 
 /**
  * Everything one RL run chooses. Each field has a default; `resolveTrainConfig` applies CLI overrides
  * and the run logs and saves the resolved result as config.json.
  */
-export const TrainConfig = z.object({
+export const TrainConfig = z.strictObject({
   /** `--env`: an env URL, `hub://owner/name@version` or `local:<name>`. */
   env: z.string().default("local:calculator"),
   /** Task split the rollouts draw from. */
@@ -129,10 +131,7 @@ export function resolveConfig<T>(
     }
     target[path.at(-1) as string] = parseValue(item.slice(eq + 1));
   }
-  const parsed = schema.safeParse(merged);
-  if (!parsed.success)
-    return err(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
-  return ok(parsed.data);
+  return parseConfig(schema, merged);
 }
 
 export function resolveTrainConfig(

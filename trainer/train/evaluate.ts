@@ -1,26 +1,36 @@
+import type { z } from "zod";
 import { err, ok, type Result } from "../../shared/result.js";
 import { credentialsPath, readCredentials, resolveHub } from "../cli/hub-client.js";
 import type { EnvClient } from "../client/env-client.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
-import type { EvalConfig, EvalSummary } from "./eval-config.js";
+import { EvalConfig, type EvalSummary } from "./eval-config.js";
+import { writeEvalRun } from "./eval-output.js";
 import { HubEvalRun } from "./hub-eval.js";
 import { openAIClient, runRemoteEpisodes } from "./openai-policy.js";
+import { parseConfig } from "./parse-config.js";
+import { failureLines } from "./policy-failure.js";
 import { connectEnv, loadPolicy, type RunIO, startBackend } from "./session.js";
-import { episodeMetrics } from "./summary.js";
+import { emptySplitReason } from "./split-check.js";
+import { describeToolFormat } from "./tool-format.js";
 
 const HUB_ENV = /^hub:\/\/([a-z0-9-]+\/[a-z0-9-]+@[0-9A-Za-z.+-]+)$/;
 
 /**
  * Runs the evaluation and summarises it (see `formatEvalTable`). With `upload`, it runs as a hub
  * evaluation: the hub creates the run over tasks 0..n−1, issues every session, and its verdict on
- * the uploaded receipts is added to the summary.
+ * the uploaded receipts is added to the summary. With `out`, results.json and trajectories.jsonl are
+ * written there. `onEpisode` is told how many episodes have ended (progress).
  */
 export async function runEval(
-  config: EvalConfig,
+  input: z.input<typeof EvalConfig>,
   io: RunIO,
   env = process.env,
+  onEpisode: (done: number, total: number) => void = () => {},
 ): Promise<Result<EvalSummary>> {
+  const parsed = parseConfig(EvalConfig, input);
+  if (!parsed.ok) return parsed;
+  const config = parsed.value;
   const target = HUB_ENV.exec(config.env)?.[1];
   if (config.upload && target === undefined) return err("--upload needs a hub://owner/name@version env");
   const connected = await connectEnv(config.env, config.concurrency, env);
@@ -28,7 +38,7 @@ export async function runEval(
   const { client, manifest } = connected.value;
   const tasks = Array.from({ length: Math.min(config.n, manifest.splits[config.split] ?? 0) }, (_, i) => i);
   try {
-    if (tasks.length === 0) return err(`${manifest.name} has no tasks in split "${config.split}"`);
+    if (tasks.length === 0) return err(await emptySplitReason(client, manifest, config.split));
     let run: HubEvalRun | undefined;
     if (config.upload && target !== undefined) {
       const hub = resolveHub({}, env, readCredentials(credentialsPath(env)));
@@ -36,29 +46,34 @@ export async function runEval(
         env: target,
         split: config.split,
         tasks: { indices: tasks },
-        model: { name: config.policy.startsWith("openai:") ? config.model : config.policy },
+        model: { name: config.model ?? (config.policy.startsWith("openai:") ? "default" : config.policy) },
       });
       if (!created.ok) return created;
       run = created.value;
       io.log(`hub evaluation run: ${run.id}`);
     }
-    const episodes = await runEpisodes(config, io, client, manifest, tasks, run?.start);
+    let ended = 0;
+    const progress = () => onEpisode(++ended, tasks.length);
+    const episodes = await runEpisodes(config, io, client, manifest, tasks, run?.start, progress);
     if (!episodes.ok) return episodes;
-    const summary = summarise(config, episodes.value);
-    if (run === undefined) return ok(summary);
-    const uploaded = await run.upload(episodes.value);
-    if (!uploaded.ok) return uploaded;
-    const finished = await run.finish();
-    if (!finished.ok) return finished;
-    return ok({
-      ...summary,
-      hub: {
-        run: run.id,
-        ...uploaded.value,
-        verified: finished.value?.verified ?? 0,
-        successRate: finished.value?.successRate ?? 0,
-      },
-    });
+    let summary = summarise(config, episodes.value, manifest.reward.min);
+    if (run !== undefined) {
+      const uploaded = await run.upload(episodes.value);
+      if (!uploaded.ok) return uploaded;
+      const finished = await run.finish();
+      if (!finished.ok) return finished;
+      summary = {
+        ...summary,
+        hub: {
+          run: run.id,
+          ...uploaded.value,
+          verified: finished.value?.verified ?? 0,
+          successRate: finished.value?.successRate ?? 0,
+        },
+      };
+    }
+    if (config.out !== undefined) await writeEvalRun(config.out, config, summary, episodes.value);
+    return ok(summary);
   } finally {
     await client.close();
   }
@@ -71,16 +86,29 @@ async function runEpisodes(
   manifest: Parameters<typeof runRemoteEpisodes>[3],
   tasks: number[],
   start: StartSession | undefined,
+  onEpisode: () => void,
 ): Promise<Result<Trajectory[]>> {
-  const common = { split: config.split, tasks, maxSteps: config.maxSteps, ...(start ? { start } : {}) };
+  const common = {
+    split: config.split,
+    tasks,
+    maxSteps: config.maxSteps,
+    onEpisode,
+    ...(start ? { start } : {}),
+  };
   if (config.policy.startsWith("openai:")) {
-    const openai = openAIClient(config.policy.slice("openai:".length));
+    const openai = openAIClient(config.policy.slice("openai:".length), {
+      timeoutMs: config.timeoutMs,
+      retries: config.retries,
+    });
+    io.log(describeToolFormat(config.toolFormat));
     return ok(
-      await runRemoteEpisodes(openai, config.model, client, manifest, {
+      await runRemoteEpisodes(openai, config.model ?? "default", client, manifest, {
         ...common,
         concurrency: config.concurrency,
         temperature: config.temperature,
         maxTokens: config.maxNewTokens,
+        toolFormat: config.toolFormat,
+        timeoutMs: config.timeoutMs,
       }),
     );
   }
@@ -107,20 +135,43 @@ async function runEpisodes(
   return ok(out.trajectories);
 }
 
+/**
+ * The local table's figures, counted as the hub's aggregate counts them (hub/evals/aggregate.ts):
+ * every task is in the denominator, and an episode that failed for infrastructure is a failure with
+ * the env's minimum reward, so a server that errors on some calls cannot raise the success rate.
+ * Steps and tool calls are means over the episodes that ran.
+ */
 export function summarise(
   config: Pick<EvalConfig, "env" | "policy" | "split">,
   t: readonly Trajectory[],
+  minReward: number,
 ): EvalSummary {
-  const m = episodeMetrics(t);
+  const n = t.length;
+  const ran = t.filter((x) => x.failure === undefined);
+  const mean = (xs: readonly number[], over: number) =>
+    over === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / over;
   return {
     env: config.env,
     policy: config.policy,
     split: config.split,
-    episodes: t.length,
-    success: m["reward/success"] ?? 0,
-    reward: m["reward/mean"] ?? 0,
-    steps: m["episode/steps"] ?? 0,
-    toolCalls: m["episode/tool_calls"] ?? 0,
-    infraFailures: m["episode/infra_failures"] ?? 0,
+    episodes: n,
+    success: mean(
+      t.map((x) => (x.failure === undefined && x.success ? 1 : 0)),
+      n,
+    ),
+    reward: mean(
+      t.map((x) => (x.failure === undefined ? x.return : minReward)),
+      n,
+    ),
+    steps: mean(
+      ran.map((x) => x.steps.length),
+      ran.length,
+    ),
+    toolCalls: mean(
+      ran.map((x) => x.steps.reduce((a, s) => a + s.toolCalls, 0)),
+      ran.length,
+    ),
+    infraFailures: n - ran.length,
+    failures: failureLines(t),
   };
 }

@@ -3,6 +3,8 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import type { Action, ChatMessage, Manifest } from "../../shared/protocol.js";
 import type { EnvClient } from "../client/env-client.js";
 import type { StartSession, StepRecord, Trajectory } from "../rollout/types.js";
+import { policyFailure } from "./policy-failure.js";
+import { type ToolFormat, withoutHermesExamples } from "./tool-format.js";
 
 export type RemoteEvalOptions = {
   split: string;
@@ -12,19 +14,34 @@ export type RemoteEvalOptions = {
   concurrency: number;
   temperature: number;
   maxTokens: number;
+  /** How the model calls tools (see tool-format.ts). */
+  toolFormat: ToolFormat;
+  /** Deadline of one chat-completion attempt, for the failure's message. */
+  timeoutMs: number;
   /** Session source (a hub evaluation's); defaults to the env's `/v1/sessions`. */
   start?: StartSession;
+  /** Called as each episode ends (progress). */
+  onEpisode?: (t: Trajectory) => void;
 };
 
-/** The client for `--policy openai:<baseURL>`; the key comes from OPENAI_API_KEY when set. */
-export function openAIClient(baseURL: string, apiKey = process.env.OPENAI_API_KEY ?? "not-needed"): OpenAI {
-  return new OpenAI({ baseURL, apiKey, maxRetries: 2 });
+/**
+ * The client for `--policy openai:<baseURL>`; the key comes from OPENAI_API_KEY when set. Every call
+ * has a deadline, and the SDK retries connection errors, 408/409/429 and 5xx `retries` times.
+ */
+export function openAIClient(
+  baseURL: string,
+  opts: { timeoutMs: number; retries: number },
+  apiKey = process.env.OPENAI_API_KEY ?? "not-needed",
+): OpenAI {
+  return new OpenAI({ baseURL, apiKey, maxRetries: opts.retries, timeout: opts.timeoutMs });
 }
 
 /**
- * Episodes driven by a remote OpenAI-compatible model (vLLM, llama.cpp, OpenAI) with tool calling over
- * the manifest's tools: the model's `tool_calls` go to the env as OpenAI-style actions and the env
- * answers with `tool` messages. The records carry text only (no ids: this policy is not trained here).
+ * Episodes driven by a remote OpenAI-compatible model (vLLM, llama.cpp, OpenAI). With the `openai`
+ * tool format the manifest's tools are the request's `tools`, the model's `tool_calls` go to the env as
+ * OpenAI-style actions and the env answers with `tool` messages; with `hermes` the model's text is the
+ * action. A failed call ends its episode as an infrastructure failure saying what failed. The records
+ * carry text only (no ids: this policy is not trained here).
  */
 export async function runRemoteEpisodes(
   openai: OpenAI,
@@ -35,6 +52,8 @@ export async function runRemoteEpisodes(
 ): Promise<Trajectory[]> {
   const out: Trajectory[] = [];
   let next = 0;
+  const openaiTools = opts.toolFormat === "openai";
+  const shown = (m: readonly ChatMessage[]) => (openaiTools ? withoutHermesExamples(m) : [...m]);
   const episode = async (i: number): Promise<Trajectory> => {
     const task = { split: opts.split, index: opts.tasks[i] as number };
     const base = { episode: i, group: i, task };
@@ -43,22 +62,20 @@ export async function runRemoteEpisodes(
       return { ...base, steps: [], return: 0, success: false, truncated: false, failure: start.error };
     let session = start.value.session;
     const episodeId = start.value.episodeId;
-    let messages: ChatMessage[] = [...start.value.observation.messages];
+    let messages: ChatMessage[] = shown(start.value.observation.messages);
     const steps: StepRecord[] = [];
     for (let k = 0; k < opts.maxSteps; k++) {
       const completion = await openai.chat.completions
         .create({
           model,
           messages: messages as ChatCompletionMessageParam[],
-          tools: manifest.tools,
+          ...(openaiTools ? { tools: manifest.tools } : {}),
           temperature: opts.temperature,
           max_tokens: opts.maxTokens,
         })
-        .catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }));
-      if ("error" in completion) {
-        const failure = { kind: "network" as const, detail: `policy: ${completion.error}`, attempts: 1 };
-        return { ...base, steps, return: 0, success: false, truncated: false, failure };
-      }
+        .catch((e: unknown) => ({ failed: policyFailure(e, openai.baseURL, opts.timeoutMs) }));
+      if ("failed" in completion)
+        return { ...base, steps, return: 0, success: false, truncated: false, failure: completion.failed };
       const reply = completion.choices[0]?.message;
       const calls = (reply?.tool_calls ?? []).flatMap((c) =>
         c.type === "function"
@@ -106,8 +123,8 @@ export async function runRemoteEpisodes(
       };
       messages =
         r.observation.mode === "replace"
-          ? [...r.observation.messages]
-          : [...messages, assistant, ...r.observation.messages];
+          ? shown(r.observation.messages)
+          : [...messages, assistant, ...shown(r.observation.messages)];
       session = r.session;
     }
     return {
@@ -119,7 +136,11 @@ export async function runRemoteEpisodes(
     };
   };
   const worker = async () => {
-    for (let i = next++; i < opts.tasks.length; i = next++) out.push(await episode(i));
+    for (let i = next++; i < opts.tasks.length; i = next++) {
+      const t = await episode(i);
+      out.push(t);
+      opts.onEpisode?.(t);
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
   return out.sort((a, b) => a.episode - b.episode);

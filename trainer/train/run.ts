@@ -14,6 +14,7 @@ import {
   sampleTasks,
   startBackend,
 } from "./session.js";
+import { emptySplitReason } from "./split-check.js";
 import { episodeMetrics, rolloutPerf, trajectoryLine } from "./summary.js";
 
 /** Called after each iteration with its metrics, for progress bars or log lines. */
@@ -38,8 +39,7 @@ export async function runTraining(
   if (!env.ok) return env;
   const { client, manifest } = env.value;
   const size = manifest.splits[config.split];
-  if (size === undefined || size === 0)
-    return err(`${manifest.name} has no tasks in split "${config.split}"`);
+  if (size === undefined || size === 0) return err(await emptySplitReason(client, manifest, config.split));
 
   const resolved = { ...config, backend: backend.value, modelConfig: model.config, env: config.env };
   io.log(`config: ${JSON.stringify(resolved)}`);

@@ -3,7 +3,7 @@ import { BACKENDS } from "../policy/types.js";
 import { ModelShape } from "./config.js";
 
 /** `edgegym sft`: expert demonstrations through `/v1/expert`, trained on assistant tokens only. */
-export const SftConfig = z.object({
+export const SftConfig = z.strictObject({
   /** `--env`: an env URL, `hub://owner/name@version` or `local:<name>`. */
   env: z.string().default("local:calculator"),
   /** Split the demonstrations come from (the expert is usually refused on test). */

@@ -6,6 +6,7 @@ import { sftStep } from "../sft/sft-step.js";
 import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
 import type { SftConfig } from "./sft-config.js";
 import { padSftRows, type SftRow, sftRows } from "./sft-rows.js";
+import { emptySplitReason, expertRefusal } from "./split-check.js";
 import { episodeMetrics } from "./summary.js";
 
 export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;
@@ -16,16 +17,24 @@ export async function runSft(
   io: RunIO,
   onEpoch: OnEpoch = () => {},
 ): Promise<Result<{ checkpoint: string; last: Record<string, number> }>> {
+  // The env first: an empty split or an expert that refuses the split is known before tfjs loads.
+  const env = await connectEnv(config.env, 16);
+  if (!env.ok) return env;
+  const { client, manifest } = env.value;
+  const size = manifest.splits[config.split] ?? 0;
+  const unusable =
+    size === 0
+      ? await emptySplitReason(client, manifest, config.split)
+      : await expertRefusal(client, manifest, config.split);
+  if (unusable !== undefined) {
+    await client.close();
+    return err(unusable);
+  }
   const backend = await startBackend(config.backend, io);
   if (!backend.ok) return backend;
   const policy = await loadPolicy(config.init, config.model, config.seed, io);
   if (!policy.ok) return policy;
   const { model, tokenizer } = policy.value;
-  const env = await connectEnv(config.env, 16);
-  if (!env.ok) return env;
-  const { client, manifest } = env.value;
-  const size = manifest.splits[config.split] ?? 0;
-  if (size === 0) return err(`${manifest.name} has no tasks in split "${config.split}"`);
   const resolved = { ...config, backend: backend.value, modelConfig: model.config };
   io.log(`config: ${JSON.stringify(resolved)}`);
   const run = await openRunDir(config.out, resolved);
