@@ -70,11 +70,10 @@ export async function callUpstream(
   fetcher: Fetcher,
   timeoutMs: number,
 ): Promise<Response> {
+  // `path` is an edgegym/v1 operation, or `mcp` (with its query) for the env's MCP endpoint at `<base>/mcp`.
+  const rel = /^mcp(\?|$)/.test(path) ? path : `v1/${path}`;
   if (upstream.kind === "builtin") {
-    return builtinHost().fetch(
-      new Request(`http://builtin/envs/${upstream.name}/v1/${path}`, init),
-      bindings,
-    );
+    return builtinHost().fetch(new Request(`http://builtin/envs/${upstream.name}/${rel}`, init), bindings);
   }
   const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });
   if (!verdict.ok) {
@@ -83,7 +82,7 @@ export async function callUpstream(
       `this hub does not fetch the environment's endpoint: ${verdict.reason}`,
     );
   }
-  const url = `${upstream.url.replace(/\/+$/, "")}/v1/${path}`;
+  const url = `${upstream.url.replace(/\/+$/, "")}/${rel}`;
   const headers = new Headers(init.headers);
   headers.set(HOP_HEADER, "1");
   const signal = AbortSignal.timeout(timeoutMs);

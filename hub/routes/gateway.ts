@@ -12,6 +12,7 @@ import { callUpstream, stepDeadline } from "../registry/upstream.js";
 import { parseRef } from "../registry/versions.js";
 import { problems, Slug } from "../schemas.js";
 import { evalStepContext } from "./eval-step.js";
+import { registerGatewayMcpRoute } from "./gateway-mcp.js";
 
 /** The edgegym/v1 operations the gateway forwards, with their methods. */
 const OPERATIONS: Record<string, string> = {
@@ -113,4 +114,5 @@ export function registerGatewayRoutes(app: HubApp, deps: RouteDeps): void {
     headers.set("x-edgegym-version", target.version);
     return new Response(res.body, { status: res.status, headers });
   });
+  registerGatewayMcpRoute(app, deps);
 }
