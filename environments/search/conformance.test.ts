@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { describeConformance, expectProblem } from "../../tests/conformance/index.js";
 import { serveOnNode } from "../../tests/conformance/node-target.js";
+import { readFixture } from "../../tests/fixtures/read-fixture.js";
 import { saveDataset } from "../data/datasets.js";
 import { openLocalDb } from "../data/local-db.js";
 import { generateSecrets } from "../kit/index.js";
@@ -34,16 +34,13 @@ describeConformance("search on Node, FTS5 in local SQLite", async () => {
 
 describeConformance("search on Node, no database (in-memory BM25)", () => serveOnNode([search]));
 
-describeConformance("search-hotpotqa on Node, samples imported", async () => {
-  const dir = "../shared/data/hotpotqa";
-  if (!existsSync(dir))
-    throw new Error(`sample data missing: ${dir} (the ../shared/data folder beside the repo)`);
+describeConformance("search-hotpotqa on Node, the HotpotQA slices imported", async () => {
   const { db, secrets } = await withDb();
   for (const [file, importer, split] of [
-    ["hotpot_dev_distractor_v1_first53.json", importHotpotqa, "train"],
-    ["hotpot_dev_distractor_first100_hf_format.json", importHotpotqaHf, "test"],
+    ["hotpot_dev_distractor_v1_first20.json", importHotpotqa, "train"],
+    ["hotpot_dev_distractor_hf_format_54to73.json", importHotpotqaHf, "test"],
   ] as const) {
-    const r = importer(readFileSync(`${dir}/${file}`, "utf8"), { split, source: file });
+    const r = importer(readFixture("hotpotqa", file), { split, source: file });
     if (!r.ok) throw new Error(r.error);
     await saveDataset(db, r.value);
   }

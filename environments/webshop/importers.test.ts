@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { readFixture } from "../../tests/fixtures/read-fixture.js";
 import {
   importWebshopAnnotations,
   importWebshopHumanInstructions,
   importWebshopProducts,
 } from "./importers.js";
-import { webshopSample as sample } from "./sample-data.js";
 
 describe("WebShop importers", () => {
   it("reads documents.jsonl ({id, contents, product}) into processed products", () => {
-    const r = importWebshopProducts(sample("documents_100.jsonl"));
+    const r = importWebshopProducts(readFixture("webshop", "documents_17.jsonl"));
     if (!r.ok) throw new Error(r.error);
     expect(r.value.name).toBe("webshop");
-    // 100 products, and the one human instruction that the sample carries inside a product.
-    expect(r.value.tasks.filter((t) => t.split === "products")).toHaveLength(100);
+    // 17 products (one a line), and the one human instruction that the slice carries inside a product.
+    expect(r.value.tasks.filter((t) => t.split === "products")).toHaveLength(17);
     expect(r.value.tasks.filter((t) => t.split === "human").map((t) => t.payload)).toEqual([
       {
         asin: "B07FYPSNH8",
@@ -73,7 +73,7 @@ describe("WebShop importers", () => {
   });
 
   it("reads items_ins_v2 annotations and refuses malformed files with a reason", () => {
-    const r = importWebshopAnnotations(sample("items_ins_v2_1000.json"));
+    const r = importWebshopAnnotations(readFixture("webshop", "items_ins_v2_1000.json"));
     if (!r.ok) throw new Error(r.error);
     expect(r.value.tasks).toHaveLength(1000);
     expect(r.value.tasks.find((t) => (t.payload as { asin: string }).asin === "B07DJJXGB5")?.payload).toEqual(

@@ -2,11 +2,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeConformance } from "../../tests/conformance/index.js";
 import { serveOnNode } from "../../tests/conformance/node-target.js";
-import { saveDataset } from "../data/datasets.js";
+import { importWebshopSample } from "../../tests/data-checks/webshop.js";
+import { readFixture } from "../../tests/fixtures/read-fixture.js";
 import { openLocalDb } from "../data/local-db.js";
-import { importWebshopAnnotations, importWebshopProducts } from "./importers.js";
 import { createWebshop, createWebshopReal } from "./index.js";
-import { webshopSample } from "./sample-data.js";
 
 /** A small catalog keeps loading fast; the behaviour under test does not depend on its size. */
 const webshop = createWebshop({ catalogSize: 200 });
@@ -23,16 +22,13 @@ async function nodeTarget() {
 
 describeConformance("webshop on Node", nodeTarget);
 
-describeConformance("webshop-real on Node (the imported samples)", async () => {
+describeConformance("webshop-real on Node (the imported slice)", async () => {
   const db = await openLocalDb(":memory:");
-  for (const r of [
-    importWebshopProducts(webshopSample("documents_100.jsonl")),
-    importWebshopAnnotations(webshopSample("items_ins_v2_1000.json")),
-  ]) {
-    if (!r.ok) throw new Error(r.error);
-    const saved = await saveDataset(db, r.value);
-    if (!saved.ok) throw new Error(saved.error);
-  }
+  await importWebshopSample(
+    db,
+    readFixture("webshop", "documents_17.jsonl"),
+    readFixture("webshop", "items_ins_v2_1000.json"),
+  );
   const served = await serveOnNode([createWebshopReal()], { bindings: { EDGEGYM_DB: db } });
   const close = async () => {
     await served.close?.();

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { SHARED_DATA_DIR } from "../../environments/data/data-origins.js";
 import { saveDataset } from "../../environments/data/datasets.js";
 import { openLocalDb } from "../../environments/data/local-db.js";
 import { type Environment, generateSecrets } from "../../environments/kit/index.js";
@@ -15,7 +17,6 @@ import { goalOptionValues } from "../../environments/webshop/goal.js";
 import { importWebshopAnnotations, importWebshopProducts } from "../../environments/webshop/importers.js";
 import { createWebshop } from "../../environments/webshop/index.js";
 import type { PageState } from "../../environments/webshop/pages.js";
-import { webshopSample } from "../../environments/webshop/sample-data.js";
 import type { SqlDb } from "../../environments/webshop/sql-db.js";
 import { pct, replayLoad } from "./replay.js";
 
@@ -27,6 +28,10 @@ import { pct, replayLoad } from "./replay.js";
  */
 
 const PRODUCTS = 10_000;
+
+/** WebShop's 100-product sample beside the repository (`../shared/data/webshop`). */
+const webshopSample = (file: string) =>
+  readFileSync(resolve(import.meta.dirname, "../..", SHARED_DATA_DIR, "webshop", file), "utf8");
 const QUERIES = 2_000;
 const CONCURRENCY = 64;
 const DURATION_MS = 10_000;

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRecipe } from "./recipe.js";
-import { importRecipeData } from "./recipe-data.js";
+import { importRecipeData, missingRecipeData, recipeDataPath } from "./recipe-data.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -15,7 +15,9 @@ const recipe = (data: { kind: string; path: string }[]) => {
 };
 
 describe("a recipe's data", () => {
-  it("is imported into the local D1 folder the hub will serve", async () => {
+  // Two wrangler processes (the import and the read-back) take 45 s on two loaded cores: the limit only
+  // catches a hang, it is not a speed bound.
+  it("is imported into the local D1 folder the hub will serve", { timeout: 180_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), "edgegym-recipe-data-"));
     const line = (q: string, a: string) => JSON.stringify({ question: q, answer: a });
     await writeFile(
@@ -63,5 +65,58 @@ describe("a recipe's data", () => {
     const kind = await importRecipeData(recipe([{ kind: "gsm9k", path: "x.jsonl" }]), undefined, () => {});
     expect(kind.ok).toBe(false);
     if (!kind.ok) expect(kind.error).toContain('unknown dataset kind "gsm9k"');
+  });
+});
+
+describe("a recipe whose data is not beside the repository", () => {
+  const gsm8k = recipe([
+    { kind: "gsm8k", path: "../shared/data/gsm8k/train.jsonl" },
+    { kind: "gsm8k", path: "../shared/data/gsm8k/test.jsonl" },
+  ]);
+
+  it("is told which files to put where, and where they come from", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "edgegym-no-data-"));
+    const line = missingRecipeData(gsm8k, "calculator-gsm8k-grpo", empty);
+    expect(line).toBe(
+      `recipe calculator-gsm8k-grpo needs data that is not here: ${relative(process.cwd(), join(empty, "gsm8k/train.jsonl"))}, ` +
+        `${relative(process.cwd(), join(empty, "gsm8k/test.jsonl"))}; put train.jsonl and test.jsonl into ${empty}/gsm8k/ ` +
+        "(from grade_school_math/data/ of the GitHub repository openai/grade-school-math (MIT)); " +
+        "or name the folder that holds them with --data-dir <dir>",
+    );
+    expect(line).not.toContain("\n");
+  });
+
+  it("--data-dir moves ../shared/data paths to the folder named, and then finds them", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-data-dir-"));
+    expect(recipeDataPath("../shared/data/gsm8k/train.jsonl", dir)).toBe(join(dir, "gsm8k/train.jsonl"));
+    // Other paths stay relative to the repository, with or without --data-dir.
+    expect(recipeDataPath("recipes/x.jsonl", dir)).toBe(join(ROOT, "recipes/x.jsonl"));
+    await mkdir(join(dir, "gsm8k"));
+    await writeFile(join(dir, "gsm8k/train.jsonl"), "");
+    // Only test.jsonl is absent now, so only it is named.
+    expect(missingRecipeData(gsm8k, "r", dir)).toContain(`put test.jsonl into ${dir}/gsm8k/ (from`);
+    await writeFile(join(dir, "gsm8k/test.jsonl"), "");
+    expect(missingRecipeData(gsm8k, "r", dir)).toBeUndefined();
+  });
+
+  it("npm start exits 2 with that one line before starting anything", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "edgegym-no-data-"));
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, "node_modules/tsx/dist/cli.mjs"),
+        join(ROOT, "trainer/pipeline/start.ts"),
+        ...["--recipe", "calculator-gsm8k-grpo", "--data-dir", empty, "--port", "1"],
+      ],
+      { cwd: ROOT, encoding: "utf8" },
+    );
+    expect(run.status).toBe(2);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^edgegym: recipe calculator-gsm8k-grpo needs data that is not here: .*train\.jsonl/,
+    );
+    expect(lines[0]).toContain("openai/grade-school-math");
+    expect(run.stdout).toBe("");
   });
 });

@@ -1,8 +1,9 @@
-import { access, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { baseDir, DEFAULT_RECIPE, listRecipes, loadRecipe, parseRecipe } from "./recipe.js";
+import { DATA_ORIGINS, datasetOfPath, SHARED_DATA_DIR } from "../../environments/data/data-origins.js";
+import { DEFAULT_RECIPE, listRecipes, loadRecipe, parseRecipe } from "./recipe.js";
 
 const ENVS = ["calculator", "search", "code", "webshop"] as const;
 
@@ -14,8 +15,13 @@ describe("recipes", () => {
       const loaded = await loadRecipe(name);
       if (!loaded.ok) throw new Error(loaded.error);
       expect(loaded.value.recipe.env).toMatch(/^edgegym\/[a-z0-9-]+@\d+\.\d+\.\d+$/);
-      // Its data files are there to import (../shared sits beside the repository).
-      for (const d of loaded.value.recipe.data) await access(resolve(baseDir(), d.path));
+      // Its data files are ones whose source `npm start` can name when they are absent (a clone has
+      // no ../shared beside it): a file of a known dataset under ../shared/data.
+      for (const d of loaded.value.recipe.data) {
+        expect(d.path.startsWith(`${SHARED_DATA_DIR}/`)).toBe(true);
+        const dataset = datasetOfPath(d.path) ?? "?";
+        expect(DATA_ORIGINS[dataset]?.files).toContain(d.path.split("/").at(-1));
+      }
       // The file name says the env and the method: <env>-<algo>.json.
       expect(name.startsWith(loaded.value.recipe.env.split("/")[1]?.split("@")[0] ?? "?")).toBe(true);
     }
