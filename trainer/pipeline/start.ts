@@ -15,29 +15,64 @@ import { readSourceRun } from "./reuse.js";
  * one env start from one SFT policy.
  * Ctrl-C stops after the current iteration, keeps every finished stage, and the same command resumes.
  */
-const { values } = parseArgs({
-  options: {
-    recipe: { type: "string", default: DEFAULT_RECIPE },
-    out: { type: "string" },
-    port: { type: "string", default: "8787" },
-    "persist-to": { type: "string" },
-    reuse: { type: "string" },
-    fresh: { type: "boolean", default: false },
-    list: { type: "boolean", default: false },
-    "data-dir": { type: "string" },
-  },
-});
-const say = (line: string) => process.stderr.write(`edgegym: ${line}\n`);
+const USAGE = `Usage: npm start -- [options]
 
+Starts the local hub, runs a recipe (SFT, RL, hub evaluations of both) and prints a before/after table.
+
+Options:
+  --recipe <name|file.json>  a recipe from recipes/ or a JSON file (default ${DEFAULT_RECIPE})
+  --list                     print the recipes in recipes/
+  --out <dir>                run folder (default runs/<recipe>)
+  --port <n>                 local hub port (default 8787)
+  --persist-to <dir>         wrangler's local state folder (D1, KV)
+  --reuse <run dir>          adopt another run's stages whose inputs match
+  --fresh                    start over instead of resuming the run folder
+  --data-dir <dir>           folder holding the recipe's datasets (default ../shared/data)
+  -h, --help                 this text
+
+Ctrl-C stops after the current iteration; the same command resumes. See README.md.`;
+
+const say = (line: string) => process.stderr.write(`edgegym: ${line}\n`);
+/** A user's mistake (an unknown flag, a wrong recipe): one line and exit code 2, no stack trace. */
+function usageError(line: string): never {
+  say(line);
+  process.exit(2);
+}
+
+const parse = () =>
+  parseArgs({
+    options: {
+      recipe: { type: "string", default: DEFAULT_RECIPE },
+      out: { type: "string" },
+      port: { type: "string", default: "8787" },
+      "persist-to": { type: "string" },
+      reuse: { type: "string" },
+      fresh: { type: "boolean", default: false },
+      list: { type: "boolean", default: false },
+      "data-dir": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+const { values } = (() => {
+  try {
+    return parse();
+  } catch (e) {
+    return usageError(
+      `${e instanceof Error ? e.message : String(e)} (npm start -- --help lists the options)`,
+    );
+  }
+})();
+
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (values.list) {
   for (const name of await listRecipes()) console.log(name);
   process.exit(0);
 }
 const loaded = await loadRecipe(values.recipe);
-if (!loaded.ok) {
-  say(loaded.error);
-  process.exit(1);
-}
+if (!loaded.ok) usageError(loaded.error);
 const { name, recipe } = loaded.value;
 // Data beside the repository (../shared/data) that a fresh clone lacks: say what to fetch, before anything starts.
 const absentData = missingRecipeData(recipe, name, values["data-dir"]);
