@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -20,6 +19,8 @@ import { registerShareRoutes } from "./routes/shares.js";
 import { registerTeamRoutes } from "./routes/teams.js";
 import { registerVersionRoutes } from "./routes/versions.js";
 import { SlidingWindow } from "./sliding-window.js";
+import { registerReference } from "./web/reference.js";
+import { webApp } from "./web/routes.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -82,13 +83,15 @@ export function createHubApp(options: HubOptions = {}): HubApp {
     },
     security: [{ bearer: [] }],
   });
-  app.get("/v1/reference", Scalar({ url: "/v1/openapi.json", pageTitle: "edgegym hub API" }));
+  registerReference(app);
 
   const host = builtinHost();
   const envs = (c: Context<AppEnv>) => host.fetch(c.req.raw, c.env);
   app.all("/envs", envs);
   app.all("/envs/*", envs);
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // The web hub's pages last: its `/<owner>/<name>` must not shadow the routes above.
+  app.route("/", webApp(deps));
 
   app.notFound((c) => respond(c, problem("not_found", `no route ${c.req.method} ${c.req.path}`)));
   app.onError((e, c) => {

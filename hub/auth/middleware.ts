@@ -35,14 +35,25 @@ async function principalOf(c: Context<AppEnv>, now: number): Promise<Principal> 
   if (header === undefined) return { kind: "anonymous" };
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m?.[1]) throw new EdgegymError("unauthorized", "the Authorization header must be `Bearer <token>`");
-  const secret = m[1];
+  return principalOfSecret(c.env, m[1], now);
+}
+
+/**
+ * The principal a token secret stands for (the bearer header's, or the web hub's sign-in cookie's):
+ * unknown, revoked and expired tokens are 401s.
+ */
+export async function principalOfSecret(
+  env: AppEnv["Bindings"],
+  secret: string,
+  now: number,
+): Promise<Principal> {
   const hash = await hashToken(secret);
-  const admin = c.env.HUB_ADMIN_TOKEN;
+  const admin = env.HUB_ADMIN_TOKEN;
   if (admin && hashesEqual(hash, await adminHash(admin))) return { kind: "bootstrap" };
   if (!secret.startsWith(TOKEN_PREFIX)) throw new EdgegymError("unauthorized", "unknown token");
   const cached = tokens.get(hash, now);
   if (cached && (cached.expiresAt === null || cached.expiresAt > now)) return cached.principal;
-  const db = hubDb(c.env);
+  const db = hubDb(env);
   const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.hash, hash) });
   if (!row) throw new EdgegymError("unauthorized", "unknown token");
   if (row.revokedAt) throw new EdgegymError("unauthorized", "this token has been revoked");

@@ -3,7 +3,7 @@ import { EvalAggregate, EvalRun as EvalRunShape } from "../../shared/evals.js";
 import { SessionResponse } from "../../shared/protocol.js";
 
 /** Trajectories are kept for inspection but bounded, so a client can't fill the database. */
-export const MAX_TRAJECTORY_BYTES = 64 * 1024;
+export { MAX_TRAJECTORY_BYTES } from "../../shared/transcript.js";
 
 export const AggregateSchema = EvalAggregate.openapi("Aggregate");
 export const EvalRun = EvalRunShape.openapi("EvalRun");

@@ -16,6 +16,7 @@ import { parseRef } from "../registry/versions.js";
 import { body, json, problems } from "../schemas.js";
 import { registerEpisodeRoutes } from "./eval-episodes.js";
 import { registerEvalStepRoutes } from "./eval-step.js";
+import { registerTrajectoryRoutes } from "./eval-trajectories.js";
 
 const RunId = z.object({ id: z.string().max(64) });
 
@@ -150,4 +151,5 @@ export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
 
   registerEpisodeRoutes(app, deps);
   registerEvalStepRoutes(app, deps);
+  registerTrajectoryRoutes(app, deps);
 }

@@ -1,17 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, or } from "drizzle-orm";
-import { hubEvalRuns } from "../../shared/db/schema.js";
 import type { HubApp, RouteDeps } from "../app.js";
 import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
-import type { Aggregate } from "../evals/aggregate.js";
-import { runVisible } from "../evals/runs.js";
+import { leaderboardOf, minTasksOf } from "../evals/leaderboard.js";
 import { AggregateSchema } from "../evals/schemas.js";
 import { readableEnv } from "../registry/access.js";
 import { resolveVersion } from "../registry/resolve.js";
 import { EnvParams, json, problems } from "../schemas.js";
-
-const DEFAULT_MIN_TASKS = 10;
 
 const Entry = AggregateSchema.extend({
   rank: z.number(),
@@ -47,13 +42,6 @@ const route = createRoute({
   responses: { 200: json(Leaderboard), ...problems(401, 403, 404, 422) },
 });
 
-/** Orders by mean return, then success rate, then the earlier finish (first to reach a score keeps it). */
-function better(a: Aggregate & { finishedAt: Date }, b: Aggregate & { finishedAt: Date }): boolean {
-  if (a.meanReturn !== b.meanReturn) return a.meanReturn > b.meanReturn;
-  if (a.successRate !== b.successRate) return a.successRate > b.successRate;
-  return a.finishedAt < b.finishedAt;
-}
-
 export function registerLeaderboardRoutes(app: HubApp, _deps: RouteDeps): void {
   app.openapi(route, async (c) => {
     const team = readerTeam(c.get("principal"));
@@ -62,49 +50,14 @@ export function registerLeaderboardRoutes(app: HubApp, _deps: RouteDeps): void {
     const db = hubDb(c.env);
     const { env } = await readableEnv(db, team, owner, name);
     const version = await resolveVersion(db, env, q.version);
-    const floor = Number(c.env.HUB_LEADERBOARD_MIN_TASKS ?? DEFAULT_MIN_TASKS);
-    const minTasks = Math.max(q.minTasks ?? floor, 1);
-    const visible =
-      team === null
-        ? eq(hubEvalRuns.public, true)
-        : or(eq(hubEvalRuns.public, true), eq(hubEvalRuns.team, team));
-    const runs = await db
-      .select()
-      .from(hubEvalRuns)
-      .where(
-        and(
-          eq(hubEvalRuns.envId, env.id),
-          eq(hubEvalRuns.version, version.version),
-          eq(hubEvalRuns.split, q.split),
-          eq(hubEvalRuns.status, "finished"),
-          visible,
-        ),
-      );
-    const best = new Map<string, { run: (typeof runs)[number]; agg: Aggregate & { finishedAt: Date } }>();
-    for (const run of runs) {
-      const agg = run.aggregate as Aggregate | null;
-      if (!agg || !run.finishedAt || agg.n < minTasks || agg.verified === 0 || !runVisible(run, env, team))
-        continue;
-      const cand = { run, agg: { ...agg, finishedAt: run.finishedAt } };
-      const cur = best.get(run.modelName);
-      if (!cur || better(cand.agg, cur.agg)) best.set(run.modelName, cand);
-    }
-    const entries = [...best.values()]
-      .sort((a, b) => (better(a.agg, b.agg) ? -1 : 1))
-      .map(({ run, agg }, i) => ({
-        rank: i + 1,
-        model: run.modelName,
-        runId: run.id,
-        team: run.team,
-        contentHash: run.contentHash,
-        n: agg.n,
-        verified: agg.verified,
-        meanReturn: agg.meanReturn,
-        successRate: agg.successRate,
-        stderr: agg.stderr,
-        meanSteps: agg.meanSteps,
-        finishedAt: agg.finishedAt.toISOString(),
-      }));
+    const minTasks = minTasksOf(q.minTasks, c.env.HUB_LEADERBOARD_MIN_TASKS);
+    const entries = await leaderboardOf(db, {
+      env,
+      version: version.version,
+      split: q.split,
+      minTasks,
+      team,
+    });
     return c.json(
       { env: `${owner}/${name}`, version: version.version, split: q.split, minTasks, entries },
       200,

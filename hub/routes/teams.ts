@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { hubTeams, hubTokens } from "../../shared/db/schema.js";
+import { hubTeams } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { HubApp, RouteDeps } from "../app.js";
-import { forgetTokens, hasScope } from "../auth/middleware.js";
-import { hashToken, newId, newTokenSecret } from "../auth/tokens.js";
+import { hasScope } from "../auth/middleware.js";
+import { createTeamToken, revokeTokenAs } from "../auth/token-admin.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import type { Principal } from "../env.js";
 import { body, CreatedToken, CreateTeam, CreateToken, json, problems, Slug, Team } from "../schemas.js";
@@ -64,50 +63,14 @@ export function registerTeamRoutes(app: HubApp, { now }: RouteDeps): void {
     const { team } = c.req.valid("param");
     const allowed = p.kind === "bootstrap" || (p.kind === "token" && p.team === team && hasScope(p, "admin"));
     if (!allowed) throw new EdgegymError("forbidden", "tokens are created by the team's admin tokens");
-    const db = hubDb(c.env);
-    if (!(await db.query.hubTeams.findFirst({ where: eq(hubTeams.name, team) }))) {
-      throw new EdgegymError("not_found", `no team ${team}`);
-    }
-    const { scopes, expiresAt } = c.req.valid("json");
-    const expires = expiresAt ? new Date(expiresAt) : null;
-    if (expires && expires.getTime() <= now()) {
-      throw new EdgegymError("invalid_request", "expiresAt is in the past", {
-        issues: [{ path: "expiresAt", message: "must be in the future" }],
-      });
-    }
-    const token = newTokenSecret();
-    const id = newId("tok");
-    const unique = [...new Set(scopes)];
-    await db.insert(hubTokens).values({
-      id,
-      team,
-      hash: await hashToken(token),
-      scopes: unique,
-      expiresAt: expires,
-      createdAt: new Date(now()),
-    });
-    return c.json({ id, token, team, scopes: unique, expiresAt: expires?.toISOString() ?? null }, 201);
+    return c.json(await createTeamToken(hubDb(c.env), team, c.req.valid("json"), now()), 201);
   });
 
   app.openapi(revokeToken, async (c) => {
     const p = c.get("principal");
     requireAnonymousNot(p);
     const { id } = c.req.valid("param");
-    const db = hubDb(c.env);
-    const row = await db.query.hubTokens.findFirst({ where: eq(hubTokens.id, id) });
-    const allowed =
-      row !== undefined &&
-      (p.kind === "bootstrap" ||
-        (p.kind === "token" && (p.tokenId === id || (p.team === row.team && hasScope(p, "admin")))));
-    // Another team's token id is reported exactly like an unknown one.
-    if (!row || !allowed) throw new EdgegymError("not_found", `no token ${id}`);
-    if (!row.revokedAt) {
-      await db
-        .update(hubTokens)
-        .set({ revokedAt: new Date(now()) })
-        .where(eq(hubTokens.id, id));
-    }
-    forgetTokens();
+    await revokeTokenAs(hubDb(c.env), p, id, now());
     return c.body(null, 204);
   });
 }

@@ -1,0 +1,113 @@
+import type { Context, Handler } from "hono";
+import { Hono } from "hono";
+import { csrf } from "hono/csrf";
+import { html } from "hono/html";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { EdgegymError } from "../../shared/errors.js";
+import type { RouteDeps } from "../app.js";
+import {
+  accountPage,
+  createTokenPost,
+  revokeTokenPost,
+  sharePost,
+  signInPage,
+  signInPost,
+  signOutPost,
+  unsharePost,
+} from "./account.js";
+import { envCardPage } from "./env-card.js";
+import { homePage } from "./home.js";
+import { layout } from "./layout.js";
+import { leaderboardPage } from "./leaderboard.js";
+import { runPage } from "./run.js";
+import { readSession, type WebEnv } from "./session.js";
+import { CSS_PATH, HUB_CSS } from "./style.js";
+
+/** First path segments that belong to the API and the hosted envs, never to a team's page. */
+const RESERVED = new Set(["v1", "envs", "static", "runs"]);
+
+/**
+ * The web hub: server-rendered pages over the same domain functions as the API. Mounted at `/` with
+ * `app.route`, so it adds routes only (no `*` middleware): the session is read per page, and the
+ * Origin check (hono/csrf) guards every POST besides each form's own CSRF token.
+ */
+export function webApp({ now }: RouteDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+  const page =
+    (h: (c: Context<WebEnv>) => Response | Promise<Response>): Handler<WebEnv> =>
+    async (c) => {
+      c.set("web", await readSession(c, now()));
+      if (RESERVED.has(c.req.param("owner") ?? "")) return c.notFound();
+      return h(c);
+    };
+  const origin = csrf();
+
+  web.get(CSS_PATH, (c) =>
+    c.body(HUB_CSS, 200, {
+      "content-type": "text/css; charset=utf-8",
+      "cache-control": "public, max-age=3600",
+    }),
+  );
+  web.get("/", page(homePage));
+  web.get(
+    "/sign-in",
+    page((c) => signInPage(c)),
+  );
+  web.post(
+    "/sign-in",
+    origin,
+    page((c) => signInPost(c, now)),
+  );
+  web.post("/sign-out", origin, page(signOutPost));
+  web.get(
+    "/account",
+    page((c) => accountPage(c)),
+  );
+  web.post(
+    "/tokens",
+    origin,
+    page((c) => createTokenPost(c, now)),
+  );
+  web.post(
+    "/tokens/:id/revoke",
+    origin,
+    page((c) => revokeTokenPost(c, now)),
+  );
+  web.get("/runs/:id", page(runPage));
+  web.get("/:owner/:name", page(envCardPage));
+  web.get("/:owner/:name/leaderboard", page(leaderboardPage));
+  web.post(
+    "/:owner/:name/shares",
+    origin,
+    page((c) => sharePost(c, now)),
+  );
+  web.post("/:owner/:name/shares/:team/revoke", origin, page(unsharePost));
+
+  web.onError((e, c) => {
+    const status = (
+      e instanceof EdgegymError ? e.status : e instanceof HTTPException ? e.status : 500
+    ) as ContentfulStatusCode;
+    if (!(e instanceof EdgegymError) && !(e instanceof HTTPException))
+      console.error("web: unhandled error", e);
+    if (!c.get("web")) c.set("web", { principal: { kind: "anonymous" }, secret: null, csrf: null });
+    const title =
+      status === 404
+        ? "Not found"
+        : status === 401
+          ? "Sign in needed"
+          : status === 403
+            ? "Not allowed"
+            : "Error";
+    const detail =
+      status === 404
+        ? "There is nothing here, or it is not visible to you."
+        : e instanceof EdgegymError || e instanceof HTTPException
+          ? e.message
+          : "Something went wrong on the hub.";
+    const body = html`<h1>${title}</h1><div class="error" role="alert">${detail}</div>
+      ${status === 401 ? html`<p><a href="/sign-in">Sign in</a></p>` : html`<p><a href="/">Back to the hub</a></p>`}`;
+    return c.html(layout(c, title, body), status);
+  });
+  return web;
+}
