@@ -38,14 +38,14 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
   const declared = request.headers.get("content-length");
   if (declared !== null && !request.headers.has("transfer-encoding")) {
     if (Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
-    return request.text();
+    return request.text().catch(cutShort);
   }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(cutShort);
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
@@ -62,6 +62,15 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
     at += c.byteLength;
   }
   return decoder.decode(all);
+}
+
+/**
+ * A body that stopped arriving: the client disconnected or sent bytes the HTTP parser refused. That is
+ * the client's doing, not a server fault, so it is a problem (never logged as an unhandled error),
+ * though usually no one is left to read it.
+ */
+function cutShort(): never {
+  throw new EdgegymError("bad_request", "the request body was cut short");
 }
 
 /**

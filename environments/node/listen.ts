@@ -1,12 +1,26 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import { answerClientError } from "./client-error.js";
 
 export type Listening = { port: number; url: string; close(): Promise<void> };
 
+export type ListenOptions = {
+  /** Time for a request's headers to arrive; then 408 `request_timeout`. Default 10 s. */
+  headersTimeoutMs?: number;
+  /**
+   * Time for a whole request (headers and body) to arrive; then 408 `request_timeout`, so a client
+   * that declares 100 bytes and sends 10 is not held for Node's default 5 minutes. Default 30 s,
+   * ample for a 1 MiB body. Answers may take longer: this bounds receiving, not working.
+   */
+  requestTimeoutMs?: number;
+  /** How often Node checks those timeouts. Default 1 s. */
+  checkIntervalMs?: number;
+};
+
 /**
  * Serves a Hono app over real HTTP on Node with fixed bindings (secrets, the local database):
- * `port` 0 picks a free one.
+ * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too.
  */
 export function listen(
   // biome-ignore lint/suspicious/noExplicitAny: any app's env type; bindings are passed as-is.
@@ -14,19 +28,29 @@ export function listen(
   bindings: Record<string, unknown>,
   port = 0,
   hostname = "127.0.0.1",
+  options: ListenOptions = {},
 ): Promise<Listening> {
+  const serverOptions = {
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    connectionsCheckingInterval: options.checkIntervalMs ?? 1_000,
+  };
   return new Promise((done) => {
-    const server = serve({ fetch: (req) => app.fetch(req, bindings), port, hostname }, (info) => {
-      const actual = (info as AddressInfo).port;
-      done({
-        port: actual,
-        url: `http://${hostname}:${actual}`,
-        close: () =>
-          new Promise<void>((closed) => {
-            if ("closeAllConnections" in server) server.closeAllConnections();
-            server.close(() => closed());
-          }),
-      });
-    });
+    const server = serve(
+      { fetch: (req) => app.fetch(req, bindings), port, hostname, serverOptions },
+      (info) => {
+        const actual = (info as AddressInfo).port;
+        done({
+          port: actual,
+          url: `http://${hostname}:${actual}`,
+          close: () =>
+            new Promise<void>((closed) => {
+              if ("closeAllConnections" in server) server.closeAllConnections();
+              server.close(() => closed());
+            }),
+        });
+      },
+    );
+    server.on("clientError", answerClientError);
   });
 }
