@@ -16,7 +16,7 @@ export default defineConfig({
       },
       {
         plugins: [
-          cloudflareTest(async () => ({
+          cloudflareTest(async ({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
@@ -25,6 +25,8 @@ export default defineConfig({
                 HUB_ADMIN_TOKEN: "hub-test-bootstrap-secret",
                 // As on a local hub: tests publish endpoints on 127.0.0.1 (the SSRF tests turn it off).
                 HUB_ALLOW_PRIVATE_UPSTREAMS: "true",
+                // A real server that never answers, for the hub's upstream deadlines (tests/hub/stall-server.ts).
+                HUB_TEST_STALL_URL: inject("stallUrl"),
               },
               d1Databases: ["DB", "HUB_EMPTY_DB"],
               // A tight limiter so the hub's 429 path is reached in a few requests.
@@ -35,6 +37,7 @@ export default defineConfig({
         test: {
           name: "workers",
           setupFiles: ["./tests/workers/apply-migrations.ts"],
+          globalSetup: ["./tests/hub/stall-server.ts"],
           include: ["{shared,environments,hub,tests}/**/*.workers.test.ts"],
           testTimeout: 30_000,
         },

@@ -61,7 +61,8 @@ export function runView(run: RunRow, env: EnvRow) {
 
 /** The run's task indices: `count` takes the split's first tasks so every model faces the same set. */
 export function taskSet(tasks: { count: number } | { indices: number[] }, manifest: Manifest, split: string) {
-  const size = manifest.splits[split];
+  // Own keys only: `constructor` or `__proto__` as a split must be unknown, not Object.prototype's.
+  const size = Object.hasOwn(manifest.splits, split) ? manifest.splits[split] : undefined;
   if (size === undefined) throw new EdgegymError("unknown_split", `${manifest.name} has no split ${split}`);
   const indices =
     "count" in tasks ? Array.from({ length: tasks.count }, (_, i) => i) : [...new Set(tasks.indices)];

@@ -81,7 +81,8 @@ export function registerGatewayRoutes(app: HubApp, deps: RouteDeps): void {
     const ref = parseRef(c.req.param("ref"));
     const op = c.req.param("op");
     if (!ref || !owner || !op) throw new EdgegymError("not_found", `no route ${c.req.method} ${c.req.path}`);
-    if (OPERATIONS[op] !== c.req.method) {
+    // Own keys only: `constructor` matches the route's `[a-z:]+` and is on every object's prototype.
+    if (!Object.hasOwn(OPERATIONS, op) || OPERATIONS[op] !== c.req.method) {
       throw new EdgegymError("not_found", `no route ${c.req.method} ${c.req.path}`);
     }
     const team = readerTeam(c.get("principal"));

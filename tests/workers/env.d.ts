@@ -11,6 +11,7 @@ declare global {
       HUB_RATE_LIMIT: RateLimit;
       HUB_TIGHT_LIMIT: RateLimit;
       HUB_EMPTY_DB: D1Database;
+      HUB_TEST_STALL_URL: string;
     }
   }
 }
