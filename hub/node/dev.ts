@@ -3,12 +3,24 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEV_VARS_PATH } from "../../environments/node/local-keys.js";
+import {
+  devArgs,
+  hubEnvFiles,
+  migrateArgs,
+  migrationsLine,
+  secretEnvFile,
+  WRANGLER_BIN,
+  wranglerEnv,
+} from "./wrangler.js";
 
 /**
  * `npm run dev`: applies the D1 migrations locally, starts `wrangler dev` with the hub, and on first
  * start creates the team `edgegym` with an admin token (printed, and kept in the git-ignored
  * `.edgegym/hub-local.json`, or `hub-local-<hash of the --persist-to dir>.json`), then publishes every built-in env as a public env of `edgegym`.
  * `HUB_ADMIN_TOKEN` from the environment is used as the bootstrap secret instead of the stored one.
+ * wrangler gets the secret in a private env file (not on its command line, where `ps` shows it), runs
+ * without telemetry or update checks, and its migration tables are summed up in one line.
  */
 const TEAM = "edgegym";
 
@@ -19,7 +31,6 @@ const { values } = parseArgs({
   allowPositionals: true,
 });
 const port = Number(values.port);
-const persist = values["persist-to"] ? ["--persist-to", values["persist-to"]] : [];
 const url = `http://localhost:${port}`;
 /** One file per local database: hubs persisted elsewhere (`--persist-to`) have their own tokens. */
 const LOCAL_FILE = resolve(
@@ -105,37 +116,31 @@ async function publishBuiltins(token: string): Promise<void> {
     const env = await call("POST", "/v1/envs", token, body);
     const v = await call("POST", `/v1/envs/${TEAM}/${name}/versions`, token, { version, builtin: name });
     const fresh = env.status === 201 || v.status === 201;
+    // An env whose data is not imported has no tasks and is refused; the hub's detail says how to import.
     if (v.status !== 201 && v.status !== 409)
-      console.error(`hub: publishing ${name}: ${JSON.stringify(v.body)}`);
+      console.error(
+        `hub: ${TEAM}/${name}@${version} not published: ${String(v.body?.detail ?? JSON.stringify(v.body))}`,
+      );
     else console.log(`hub: ${TEAM}/${name}@${version} ${fresh ? "published" : "already published"}`);
   }
 }
 
 const local = readLocal();
 writeLocal(local);
-const migrate = spawnSync(
-  "npx",
-  ["wrangler", "d1", "migrations", "apply", "edgegym", "--local", ...persist],
-  {
-    stdio: "inherit",
-  },
-);
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+const env = wranglerEnv(process.env);
+const migrate = spawnSync(WRANGLER_BIN, migrateArgs(values["persist-to"]), { env, encoding: "utf8" });
+const migrateOutput = `${migrate.stdout ?? ""}${migrate.stderr ?? ""}`;
+if (migrate.status !== 0) {
+  process.stderr.write(migrateOutput);
+  process.exit(migrate.status ?? 1);
+}
+console.log(migrationsLine(migrateOutput));
+const secrets = secretEnvFile({ HUB_ADMIN_TOKEN: local.bootstrap });
+process.on("exit", secrets.remove);
 const child = spawn(
-  "npx",
-  [
-    "wrangler",
-    "dev",
-    "--port",
-    String(port),
-    "--var",
-    `HUB_ADMIN_TOKEN:${local.bootstrap}`,
-    // A local hub publishes envs served on this machine (`npm run envs`); a deployed hub refuses them.
-    "--var",
-    "HUB_ALLOW_PRIVATE_UPSTREAMS:true",
-    ...persist,
-  ],
-  { stdio: "inherit" },
+  WRANGLER_BIN,
+  devArgs(port, hubEnvFiles(DEV_VARS_PATH, secrets.path), values["persist-to"]),
+  { stdio: "inherit", env },
 );
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

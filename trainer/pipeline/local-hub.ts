@@ -7,7 +7,13 @@ import { err, ok, type Result } from "../../shared/result.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const TEAM = "edgegym";
 
-export type LocalHub = { url: string; token: string; stop: () => Promise<void> };
+export type LocalHub = {
+  url: string;
+  token: string;
+  /** The hub's bootstrap secret (creates teams): this process's own, or `HUB_ADMIN_TOKEN`. */
+  bootstrap: string;
+  stop: () => Promise<void>;
+};
 
 export type LocalHubOptions = {
   port: number;
@@ -35,7 +41,8 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<Result<Local
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, HUB_ADMIN_TOKEN: bootstrap, FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false" },
+    // The secret reaches dev.ts through its environment, never its command line (see hub/node/wrangler.ts).
+    env: { ...process.env, HUB_ADMIN_TOKEN: bootstrap, FORCE_COLOR: "0" },
   });
   const stop = () => stopGroup(child);
   const ready = await new Promise<Result<void>>((done) => {
@@ -74,7 +81,7 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<Result<Local
       `cannot create a token for team ${TEAM} on the local hub (HTTP ${res?.status ?? "unreachable"})`,
     );
   }
-  return ok({ url, token: minted, stop });
+  return ok({ url, token: minted, bootstrap, stop });
 }
 
 function lines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {

@@ -15,9 +15,10 @@ export async function freePort(): Promise<number> {
 
 /**
  * A local hub for a test file: wrangler dev on a free port with a D1 folder of its own, so test
- * files can run side by side. Throws with the hub's log when it does not come up.
+ * files can run side by side. Throws with the hub's log when it does not come up; `log` keeps its
+ * output lines (tests check what `npm run dev` prints).
  */
-export async function startTestHub(name: string): Promise<LocalHub> {
+export async function startTestHub(name: string): Promise<LocalHub & { log: string[] }> {
   const log: string[] = [];
   const started = await startLocalHub({
     port: await freePort(),
@@ -25,5 +26,5 @@ export async function startTestHub(name: string): Promise<LocalHub> {
     log: (l) => log.push(l),
   });
   if (!started.ok) throw new Error(`${started.error}\n${log.join("\n")}`);
-  return started.value;
+  return { ...started.value, log };
 }
