@@ -7,6 +7,7 @@ import { builtinEnvironments } from "../builtin.js";
 import { DEFAULT_LOCAL_DB, openLocalDb } from "../data/local-db.js";
 import { createEnvironmentsHost } from "../host.js";
 import { SESSION_KEY_VAR, SIGNING_KEY_VAR } from "../kit/index.js";
+import { ClusterSessionStore, serveClusterSessions } from "./cluster-sessions.js";
 import { listen } from "./listen.js";
 import { localSecrets } from "./local-keys.js";
 
@@ -35,6 +36,8 @@ if (workers > 1 && cluster.isPrimary) {
   const secrets = await localSecrets();
   (await openLocalDb(values.db)).close();
   const env = { [SESSION_KEY_VAR]: secrets[SESSION_KEY_VAR], [SIGNING_KEY_VAR]: secrets[SIGNING_KEY_VAR] };
+  // MCP sessions are the one state: the primary keeps them for every worker.
+  serveClusterSessions(cluster);
   let stopping = false;
   let port = 0;
   for (let i = 0; i < workers; i++) {
@@ -59,7 +62,10 @@ if (workers > 1 && cluster.isPrimary) {
   const db = await openLocalDb(values.db);
   const bindings = { ...(await localSecrets()), EDGEGYM_DB: db };
   const maxInFlight = Number(values["max-in-flight"]);
-  const host = createEnvironmentsHost(builtinEnvironments, maxInFlight > 0 ? { maxInFlight } : {});
+  const host = createEnvironmentsHost(builtinEnvironments, {
+    ...(maxInFlight > 0 ? { maxInFlight } : {}),
+    ...(cluster.isWorker ? { mcp: { store: new ClusterSessionStore() } } : {}),
+  });
   const server = await listen(host, bindings, Number(values.port), values.host);
   if (cluster.isPrimary) {
     console.log(`edgegym: local datasets from ${values.db}`);

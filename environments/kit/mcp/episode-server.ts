@@ -24,7 +24,8 @@ export type EpisodeServerContext = {
   tools: Tool[];
   finalAnswerTool: string | undefined;
   store: McpSessionStore;
-  sessionId: string;
+  /** The episode's key in the store. */
+  storeKey: string;
   episode: McpEpisode;
   runtime: EnvRuntime;
   now: () => number;
@@ -145,7 +146,7 @@ async function callTool(
     ...(result.done ? { reward: result.reward } : {}),
     ...(result.receipt ? { receipt: result.receipt } : {}),
   };
-  if (!(await ctx.store.update(ctx.sessionId, episode.step, next, ctx.now()))) {
+  if (!(await ctx.store.update(ctx.storeKey, episode.step, next, ctx.now()))) {
     throw new RpcError(
       ErrorCode.InvalidRequest,
       "another call on this session advanced the episode first; calls on one session must wait for each other",

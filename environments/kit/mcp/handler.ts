@@ -48,9 +48,12 @@ export function createMcpHandler(
 
   return async (request, runtime) => {
     const store = options.store ?? durableSessionStore(runtime.bindings) ?? memory;
+    // Keys carry the env's name: a store may be shared by several envs (a host's processes), and one
+    // env's session id must not reach another env's episode.
+    const key = (id: string) => `${env.name}/${id}`;
     if (request.method === "DELETE") {
       const id = request.headers.get(SESSION_HEADER);
-      if (!id || !(await store.delete(id))) return rpcError(null, -32001, "Session not found", 404);
+      if (!id || !(await store.delete(key(id)))) return rpcError(null, -32001, "Session not found", 404);
       return new Response(null, { status: 200 });
     }
     if (request.method !== "POST") {
@@ -87,7 +90,7 @@ export function createMcpHandler(
       if (!started.ok) return rpcError(init.id, ErrorCode.InvalidParams, started.error, 200);
       sessionId = crypto.randomUUID();
       episode = started.episode;
-      await store.create(sessionId, episode, now());
+      await store.create(key(sessionId), episode, now());
     } else {
       const id = request.headers.get(SESSION_HEADER);
       if (!id) {
@@ -98,7 +101,7 @@ export function createMcpHandler(
           400,
         );
       }
-      episode = id.length <= 128 ? await store.get(id, now()) : undefined;
+      episode = id.length <= 128 ? await store.get(key(id), now()) : undefined;
       if (!episode) {
         return rpcError(
           null,
@@ -110,7 +113,7 @@ export function createMcpHandler(
       sessionId = id;
     }
 
-    const server = episodeServer({ env, ...listed, store, sessionId, episode, runtime, now });
+    const server = episodeServer({ env, ...listed, store, storeKey: key(sessionId), episode, runtime, now });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
