@@ -1,12 +1,8 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { iterationProgress } from "../cli/progress.js";
-import { beforeAfter } from "./before-after.js";
-import { startLocalHub } from "./local-hub.js";
-import { runMainJob } from "./main-job.js";
 import { DEFAULT_RECIPE, listRecipes, loadRecipe } from "./recipe.js";
 import { importRecipeData, missingRecipeData } from "./recipe-data.js";
-import { readSourceRun } from "./reuse.js";
 
 /**
  * `npm start [-- --recipe <name>] [--out <dir>] [--port <n>] [--persist-to <dir>] [--reuse <run dir>]
@@ -83,6 +79,11 @@ if (absentData !== undefined) {
 const runDir = resolve(values.out ?? `runs/${name}`);
 const t0 = performance.now();
 say(`recipe ${name}: ${recipe.description}`);
+// The pipeline (tfjs, wrangler) loads only now, so that --help and a mistake answer at once.
+const { readSourceRun } = await import("./reuse.js");
+const { startLocalHub } = await import("./local-hub.js");
+const { runMainJob } = await import("./main-job.js");
+const { beforeAfter } = await import("./before-after.js");
 const reuse = values.reuse === undefined ? undefined : await readSourceRun(values.reuse);
 if (reuse && !reuse.ok) {
   say(reuse.error);

@@ -18,6 +18,15 @@ export function checkPolicy(policy: string): string | undefined {
   return `--policy openai:<baseURL> needs an http(s) URL, got "${url}" (for example openai:http://${url.replace(/^[a-z]+:\/\//, "") || "localhost:8000/v1"})`;
 }
 
+/**
+ * The name of a hub evaluation's leaderboard entry: `--model` when given, for checkpoint policies too
+ * (a checkpoint's folder path says little on a leaderboard), else the checkpoint folder, or "default"
+ * for an `openai:` policy.
+ */
+export function leaderboardName(config: { policy: string; model?: string | undefined }): string {
+  return config.model ?? (config.policy.startsWith("openai:") ? "default" : config.policy);
+}
+
 /** `edgegym eval`: a policy on a split's first n tasks, one episode each. */
 export const EvalConfig = z.strictObject({
   /** `--env`: an env URL, `hub://owner/name@version` or `local:<name>`. */

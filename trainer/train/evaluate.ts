@@ -4,7 +4,7 @@ import { credentialsPath, readCredentials, resolveHub } from "../cli/hub-client.
 import type { EnvClient } from "../client/env-client.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
-import { EvalConfig, type EvalSummary } from "./eval-config.js";
+import { EvalConfig, type EvalSummary, leaderboardName } from "./eval-config.js";
 import { writeEvalRun } from "./eval-output.js";
 import { HubEvalRun } from "./hub-eval.js";
 import { openAIClient, runRemoteEpisodes } from "./openai-policy.js";
@@ -46,7 +46,7 @@ export async function runEval(
         env: target,
         split: config.split,
         tasks: { indices: tasks },
-        model: { name: config.model ?? (config.policy.startsWith("openai:") ? "default" : config.policy) },
+        model: { name: leaderboardName(config) },
       });
       if (!created.ok) return created;
       run = created.value;

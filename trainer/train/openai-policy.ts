@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Action, ChatMessage, Manifest } from "../../shared/protocol.js";
+import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient } from "../client/env-client.js";
 import type { StartSession, StepRecord, Trajectory } from "../rollout/types.js";
 import { policyFailure } from "./policy-failure.js";
@@ -103,7 +104,7 @@ export async function runRemoteEpisodes(
         responseIds: [],
         responseLogprobs: [],
         action: JSON.stringify(action),
-        toolCalls: calls.length,
+        toolCalls: openaiTools ? calls.length : parseHermesCalls(reply?.content ?? "").length,
         reward: r.reward,
         done: r.done,
         truncated: r.truncated,
