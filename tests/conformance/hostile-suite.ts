@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { expect, it } from "vitest";
 import type { TaskRef } from "../../shared/protocol.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
@@ -7,6 +8,17 @@ import { forgeToken } from "./forge.js";
 
 /** Names every plain object answers to through its prototype: a tool lookup must not find them. */
 export const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+
+/**
+ * Any string as a name: arbitrary UTF-16 (lone surrogates included), full Unicode, and the names
+ * that reach Object.prototype, which random strings almost never hit.
+ */
+export const anyName = (): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(...PROTOTYPE_NAMES, "__defineGetter__", "isPrototypeOf", "train\u0000", ""),
+    fc.string({ unit: "binary", maxLength: 40 }),
+    fc.string({ unit: "grapheme", maxLength: 40 }),
+  );
 
 /** The protocol's bound on how deeply an action's JSON may nest. */
 const MAX_DEPTH = 64;
@@ -40,6 +52,22 @@ export function nonCanonical(part: string): string | undefined {
 export function hostileTests(s: Suite): void {
   const solvable = (): TaskRef => s.target.solvable ?? { split: "train", index: 0 };
   const fresh = async () => (await s.client.start(solvable())).session;
+
+  it("property: any string as a tool name (Hermes or OpenAI) or as a split never gets a 5xx", async () => {
+    const session = await fresh();
+    await fc.assert(
+      fc.asyncProperty(anyName(), fc.boolean(), async (name, hermes) => {
+        const action = hermes
+          ? { content: formatHermesCall(name, {}) }
+          : { content: null, tool_calls: [{ id: "c1", function: { name, arguments: "{}" } }] };
+        const step = await s.client.post("/v1/step", { session, action });
+        expect(step.status, `${JSON.stringify(name)}: ${await step.text()}`).toBeLessThan(500);
+        const start = await s.client.post("/v1/sessions", { split: name });
+        expect(start.status, `${JSON.stringify(name)}: ${await start.text()}`).toBeLessThan(500);
+      }),
+      { numRuns: 30 },
+    );
+  });
 
   it("a tool named after an Object.prototype member is an unknown tool, in Hermes and OpenAI form", async () => {
     const session = await fresh();
