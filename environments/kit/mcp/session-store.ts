@@ -72,16 +72,12 @@ export class MemorySessionStore implements McpSessionStore {
   }
 
   async get(id: string, now: number): Promise<McpEpisode | undefined> {
-    const e = this.#records.get(id);
-    if (e && e.expiresAt <= now) {
-      this.#records.delete(id);
-      return undefined;
-    }
-    return e;
+    return this.#current(id, now);
   }
 
   async update(id: string, expectedStep: number, next: McpEpisode, now: number): Promise<boolean> {
-    const current = await this.get(id, now);
+    // No await between the check and the write: two updates in flight must not both see the old step.
+    const current = this.#current(id, now);
     if (!current || current.step !== expectedStep) return false;
     // Delete then set: the record moves to the back, keeping the Map in expiry order.
     this.#records.delete(id);
@@ -91,6 +87,15 @@ export class MemorySessionStore implements McpSessionStore {
 
   async delete(id: string): Promise<boolean> {
     return this.#records.delete(id);
+  }
+
+  #current(id: string, now: number): McpEpisode | undefined {
+    const e = this.#records.get(id);
+    if (e && e.expiresAt <= now) {
+      this.#records.delete(id);
+      return undefined;
+    }
+    return e;
   }
 
   #sweep(now: number): void {
