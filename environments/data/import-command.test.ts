@@ -89,6 +89,9 @@ describe("npm run data -- import", () => {
     const file = join(dir, "errors.db");
     const cases = [
       [{ kind: "nope", path: "x" }, expect.stringMatching(/^unknown dataset kind "nope"; known: .*gsm8k/)],
+      // A name on Object.prototype is no importer either.
+      [{ kind: "constructor", path: "x" }, expect.stringMatching(/^unknown dataset kind "constructor"/)],
+      [{ kind: "__proto__", path: "x" }, expect.stringMatching(/^unknown dataset kind "__proto__"/)],
       [
         { kind: "gsm8k", path: join(dir, "missing.jsonl") },
         `cannot read ${join(dir, "missing.jsonl")}: ENOENT`,

@@ -85,7 +85,8 @@ async function writeD1(statements: Parameters<typeof renderSqlScript>[0], cmd: I
 
 /** `npm run data -- import <kind> <path>`: read, parse with the kind's importer, store. */
 export async function runImport(cmd: ImportCommand): Promise<Result<ImportReport>> {
-  const importer = importers[cmd.kind];
+  // An own property only: "constructor" or "__proto__" must not find Object.prototype's members.
+  const importer = Object.hasOwn(importers, cmd.kind) ? importers[cmd.kind] : undefined;
   if (importer === undefined) {
     return {
       ok: false,
