@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import {
   action,
   credentialsPath,
+  HubError,
   type HubFlags,
   hubApi,
   readCredentials,
@@ -10,15 +11,29 @@ import {
   splitRef,
   writeCredentials,
 } from "./hub-client.js";
+import { registerEvalCommands } from "./hub-evals.js";
+import { hubOptions } from "./hub-options.js";
+import { registerTeamCommands } from "./hub-teams.js";
 
 type Env = { owner: string; name: string; visibility: string; latest: string | null; description: string };
 
-const hubOptions = (c: Command) =>
-  c
-    .option("--hub <url>", "hub URL (env EDGEGYM_HUB_URL)")
-    .option("--token <token>", "API token (env EDGEGYM_TOKEN)");
+type EnvChange = { visibility?: string; description?: string; tags?: string[] };
 
-/** `edgegym login | publish | envs list|show | share | tokens create|revoke`: the hub from the terminal. */
+/** What `envs update` (or `publish` on an existing env) says it changed, e.g. `visibility private`. */
+function describeChange(c: EnvChange): string {
+  return [
+    c.visibility === undefined ? "" : `visibility ${c.visibility}`,
+    c.description === undefined ? "" : `description ${JSON.stringify(c.description)}`,
+    c.tags === undefined ? "" : `tags ${c.tags.join(",")}`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
+/**
+ * `edgegym login | publish | envs list|show|update`, plus the team, token, share, leaderboard and
+ * evaluation commands of `hub-teams.ts` and `hub-evals.ts`: the hub from the terminal.
+ */
 export function registerHub(program: Command): void {
   // `publish --version` is the env's version: the program's own --version counts only before a command.
   program.enablePositionalOptions();
@@ -48,8 +63,8 @@ export function registerHub(program: Command): void {
       .requiredOption("--version <semver>", "the version to publish")
       .option("--endpoint <url>", "base URL B of an edgegym/v1 env (B/v1/manifest)")
       .option("--builtin <name>", "a built-in environment")
-      .option("--visibility <v>", "public or private, when the env is created", "private")
-      .option("--description <text>", "description, when the env is created"),
+      .option("--visibility <v>", "public or private (default private); on an existing env, changes it")
+      .option("--description <text>", "description; on an existing env, changes it"),
   ).action(
     action(
       async (
@@ -58,21 +73,21 @@ export function registerHub(program: Command): void {
           version: string;
           endpoint?: string;
           builtin?: string;
-          visibility: string;
+          visibility?: string;
           description?: string;
         },
       ) => {
         const { owner, name } = splitRef(ref);
         const call = hubApi(o);
-        const exists = await call("GET", `/v1/envs/${owner}/${name}`).then(
-          () => true,
-          () => false,
-        );
-        if (!exists) {
+        const existing = await call<Env>("GET", `/v1/envs/${owner}/${name}`).catch((e: unknown) => {
+          if (e instanceof HubError && e.status === 404) return null;
+          throw e;
+        });
+        if (!existing) {
           await call("POST", "/v1/envs", {
             owner,
             name,
-            visibility: o.visibility,
+            visibility: o.visibility ?? "private",
             description: o.description ?? "",
           });
         }
@@ -86,6 +101,19 @@ export function registerHub(program: Command): void {
           },
         );
         console.log(`published ${owner}/${name}@${v.version} (${v.contentHash})`);
+        // On an existing env the flags are not silently dropped: what differs is changed (owner only).
+        const change: EnvChange = {
+          ...(o.visibility !== undefined && o.visibility !== existing?.visibility
+            ? { visibility: o.visibility }
+            : {}),
+          ...(o.description !== undefined && o.description !== existing?.description
+            ? { description: o.description }
+            : {}),
+        };
+        if (existing && Object.keys(change).length > 0) {
+          await call("PATCH", `/v1/envs/${owner}/${name}`, change);
+          console.log(`updated ${owner}/${name}: ${describeChange(change)}`);
+        }
       },
     ),
   );
@@ -127,48 +155,30 @@ export function registerHub(program: Command): void {
       console.log(JSON.stringify(await hubApi(o)("GET", `/v1/envs/${owner}/${name}`), null, 2));
     }),
   );
-
   hubOptions(
-    program
-      .command("share <ref>")
-      .description("Share a private env with another team, or revoke the share")
-      .requiredOption("--team <team>")
-      .option("--role <role>", "read or publish", "read")
-      .option("--revoke", "remove the share"),
+    envs
+      .command("update <ref>")
+      .description("Change an env's visibility, description or tags (its owner team only)")
+      .option("--visibility <v>", "public or private")
+      .option("--description <text>")
+      .option("--tags <list>", "comma-separated tags (replaces the current ones)"),
   ).action(
-    action(async (ref: string, o: HubFlags & { team: string; role: string; revoke?: boolean }) => {
-      const { owner, name } = splitRef(ref);
-      const call = hubApi(o);
-      if (o.revoke) await call("DELETE", `/v1/envs/${owner}/${name}/shares/${o.team}`);
-      else await call("POST", `/v1/envs/${owner}/${name}/shares`, { team: o.team, role: o.role });
-      console.log(
-        o.revoke
-          ? `unshared ${owner}/${name} from ${o.team}`
-          : `shared ${owner}/${name} with ${o.team} (${o.role})`,
-      );
-    }),
+    action(
+      async (ref: string, o: HubFlags & { visibility?: string; description?: string; tags?: string }) => {
+        const { owner, name } = splitRef(ref);
+        const change: EnvChange = {
+          ...(o.visibility === undefined ? {} : { visibility: o.visibility }),
+          ...(o.description === undefined ? {} : { description: o.description }),
+          ...(o.tags === undefined ? {} : { tags: o.tags.split(",").filter(Boolean) }),
+        };
+        if (Object.keys(change).length === 0)
+          throw new HubError("envs update: give --visibility, --description or --tags");
+        await hubApi(o)("PATCH", `/v1/envs/${owner}/${name}`, change);
+        console.log(`updated ${owner}/${name}: ${describeChange(change)}`);
+      },
+    ),
   );
 
-  const tokens = program.command("tokens").description("Create and revoke hub API tokens");
-  hubOptions(
-    tokens
-      .command("create")
-      .requiredOption("--team <team>")
-      .option("--scopes <list>", "comma-separated: read,publish,eval,admin", "read")
-      .option("--expires <iso>", "expiry, an ISO 8601 time"),
-  ).action(
-    action(async (o: HubFlags & { team: string; scopes: string; expires?: string }) => {
-      const t = await hubApi(o)<{ id: string; token: string }>("POST", `/v1/teams/${o.team}/tokens`, {
-        scopes: o.scopes.split(","),
-        ...(o.expires ? { expiresAt: o.expires } : {}),
-      });
-      console.log(`token ${t.id} (shown once):\n${t.token}`);
-    }),
-  );
-  hubOptions(tokens.command("revoke <id>")).action(
-    action(async (id: string, o: HubFlags) => {
-      await hubApi(o)("DELETE", `/v1/tokens/${id}`);
-      console.log(`revoked ${id}`);
-    }),
-  );
+  registerTeamCommands(program);
+  registerEvalCommands(program);
 }
