@@ -51,9 +51,8 @@ describe("code sandbox inside workerd", () => {
       expect(t).toMatch(
         /Error: (time limit exceeded|memory limit exceeded|stack overflow|the sandbox is busy)/,
       );
-    // workerd's clock advances on I/O, and each request is I/O, so this measures the next request.
-    const started = Date.now();
+    // Every hostile call has ended, so the next one runs instead of being refused as busy. (No
+    // wall-time bound: on a loaded machine that would measure the machine, not the worker.)
     expect(await runTool("6 * 7")).toContain("result: 42");
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

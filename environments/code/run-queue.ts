@@ -7,6 +7,8 @@ export type QueueOptions = {
   maxWaitMs: number;
   /** Aborted when the step's deadline passes: a call still waiting is dropped. */
   signal?: AbortSignal;
+  /** The clock the wait is measured on (ms); Date.now unless a test controls time. */
+  now?: () => number;
 };
 
 const busy = (waited: number): SandboxRun => ({
@@ -38,9 +40,10 @@ export async function runInline(
   limits: SandboxLimits,
   options: QueueOptions,
 ): Promise<SandboxRun> {
-  const enqueued = Date.now();
+  const now = options.now ?? Date.now;
+  const enqueued = now();
   await yieldToEventLoop();
-  const waited = Date.now() - enqueued;
+  const waited = now() - enqueued;
   if (options.signal?.aborted || waited > options.maxWaitMs) return busy(waited);
   let qjs: Awaited<ReturnType<typeof quickjs>>;
   try {

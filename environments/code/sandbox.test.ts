@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runInline, runJavaScript } from "./run-queue.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.js";
+import { startThreadPool } from "./thread-pool.js";
 
 const run = (code: string, limits: Partial<SandboxLimits> = {}, maxWaitMs = 5000) =>
   runJavaScript(code, { ...DEFAULT_SANDBOX_LIMITS, ...limits }, { maxWaitMs });
@@ -47,10 +48,15 @@ describe("QuickJS sandbox", () => {
   });
 
   it("stops an infinite loop at the deadline, even one that catches the interruption", async () => {
-    const started = Date.now();
     const e = await failure("while (true) {}", { timeoutMs: 200 });
     expect(e).toMatchObject({ kind: "timeout", message: expect.stringContaining("200 ms") });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Inline there is no watchdog thread: QuickJS's own interrupt is what ends the loop.
+    const inline = await runInline(
+      "while (true) {}",
+      { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 200 },
+      { maxWaitMs: 5000 },
+    );
+    expect(inline).toMatchObject({ ok: false, error: { kind: "timeout" } });
     const caught = await failure("for (;;) { try { while (true) {} } catch (e) {} }", { timeoutMs: 200 });
     expect(caught.kind).toBe("timeout");
     const async = await failure("(async () => { for (;;) await null; })()", { timeoutMs: 200 });
@@ -122,29 +128,66 @@ describe("QuickJS sandbox", () => {
   });
 
   it("refuses calls that waited too long for their turn as busy, on threads and inline", async () => {
-    // More slow runs than Node's pool has threads (at most 4), so the last call has to wait.
-    const slow = Array.from({ length: 5 }, () => run("while (true) {}", { timeoutMs: 300 }));
-    const queued = run("1", {}, 100);
-    for (const r of await Promise.all(slow)) expect(r.ok).toBe(false);
-    expect(await queued).toMatchObject({ ok: false, error: { kind: "busy" } });
-    expect(await run("1")).toMatchObject({ ok: true });
-
+    // The wait is measured on a clock the test controls, so how long the slow run really takes (and
+    // how loaded the machine is) cannot change the outcome.
+    let t = 0;
+    const now = () => t;
     const limits = { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 300 };
-    // Load this thread's QuickJS first, so the two calls below contend only for running.
+    const pool = await startThreadPool(1);
+    try {
+      // The one thread is taken by a loop until its deadline; the two calls behind it queue.
+      const slow = pool.run("while (true) {}", limits, { maxWaitMs: 100, now });
+      const impatient = pool.run("1", limits, { maxWaitMs: 100, now });
+      const patient = pool.run("2", limits, { maxWaitMs: 5000, now });
+      // 1,000 ms pass on the clock while they wait: over the first one's 100, under the second's 5,000.
+      t = 1000;
+      expect(await slow).toMatchObject({ ok: false, error: { kind: "timeout" } });
+      expect(await impatient).toMatchObject({
+        ok: false,
+        error: { kind: "busy", message: expect.stringContaining("waited 1000 ms") },
+      });
+      expect(await patient).toMatchObject({ ok: true, value: { value: "2" } });
+      // The same queue with the clock standing still: the call runs, however long it really waited.
+      const slowAgain = pool.run("while (true) {}", limits, { maxWaitMs: 100, now });
+      const queued = pool.run("3", limits, { maxWaitMs: 100, now });
+      expect((await slowAgain).ok).toBe(false);
+      expect(await queued).toMatchObject({ ok: true, value: { value: "3" } });
+    } finally {
+      await pool.close();
+    }
+
+    // Load this thread's QuickJS first, so the calls below contend only for running.
     expect(await runInline("1", limits, { maxWaitMs: 5000 })).toMatchObject({ ok: true });
-    const inlineSlow = runInline("while (true) {}", limits, { maxWaitMs: 5000 });
-    const inlineQueued = runInline("1", limits, { maxWaitMs: 100 });
+    t = 0;
+    const inlineSlow = runInline("while (true) {}", limits, { maxWaitMs: 5000, now });
+    const inlineImpatient = runInline("1", limits, { maxWaitMs: 100, now });
+    const inlinePatient = runInline("2", limits, { maxWaitMs: 5000, now });
+    t = 1000;
     expect((await inlineSlow).ok).toBe(false);
-    expect(await inlineQueued).toMatchObject({ ok: false, error: { kind: "busy" } });
+    expect(await inlineImpatient).toMatchObject({ ok: false, error: { kind: "busy" } });
+    expect(await inlinePatient).toMatchObject({ ok: true, value: { value: "2" } });
   });
 
   it("on Node, kills a thread whose run overstays: a loop around one costly built-in", async () => {
     // QuickJS checks its deadline every ~10,000 iterations; at ~3 ms per 1 MB repeat that is ~30 s.
     // The watchdog ends it at 200 ms + 500 ms grace instead.
-    const started = Date.now();
-    const e = await failure("for (;;) 'x'.repeat(1e6).length", { timeoutMs: 200 });
-    expect(e.kind).toBe("timeout");
-    expect(Date.now() - started).toBeLessThan(5000);
+    // The watchdog's timer runs on a fake clock that the test advances: the run can only end this
+    // soon through the watchdog, whatever the machine's load (a broken watchdog hangs the test).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let settled = false;
+      const pending = failure("for (;;) 'x'.repeat(1e6).length", { timeoutMs: 200 }).finally(() => {
+        settled = true;
+      });
+      // 100 ms of fake time per real turn of the event loop, until the watchdog (at 200 + 500 ms) fires.
+      while (!settled) {
+        await vi.advanceTimersByTimeAsync(100);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      expect((await pending).kind).toBe("timeout");
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await run("6 * 7")).toMatchObject({ ok: true, value: { value: "42" } });
   });
 });

@@ -93,7 +93,7 @@ export async function startThreadPool(size: number): Promise<ThreadPool> {
   function dispatch() {
     while (idle.length > 0 && queue.length > 0) {
       const job = queue.shift() as Job;
-      const waited = Date.now() - job.enqueued;
+      const waited = (job.options.now ?? Date.now)() - job.enqueued;
       if (job.options.signal?.aborted || waited > job.options.maxWaitMs) {
         job.resolve(
           failure("busy", `the sandbox is busy (waited ${waited} ms for a turn); run the code again`),
@@ -122,7 +122,7 @@ export async function startThreadPool(size: number): Promise<ThreadPool> {
   return {
     run: (code, limits, options) =>
       new Promise<SandboxRun>((resolve) => {
-        queue.push({ code, limits, options, enqueued: Date.now(), resolve });
+        queue.push({ code, limits, options, enqueued: (options.now ?? Date.now)(), resolve });
         dispatch();
       }),
     close: async () => {
