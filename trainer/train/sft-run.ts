@@ -1,6 +1,7 @@
 import { rng } from "../../environments/kit/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { createAdam } from "../policy/optimizer-step.js";
+import { writeReport } from "../report/report.js";
 import { collectDemos } from "../rollout/demos.js";
 import { sftStep } from "../sft/sft-step.js";
 import { connectEnv, loadPolicy, openRunDir, type RunIO, sampleTasks, startBackend } from "./session.js";
@@ -95,6 +96,8 @@ export async function runSft(
     await run.metrics(last);
     onEpoch(epoch, config.epochs, last);
   }
+  // The loss curve, as an RL run's report.png shows its curves.
+  await writeReport(config.out, `${manifest.name} · sft`);
   const checkpoint = run.checkpoint("final");
   const saved = await io.saveCheckpoint(checkpoint, {
     model,
