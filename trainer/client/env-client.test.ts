@@ -84,7 +84,10 @@ describe("EnvClient against a flaky real server", () => {
     const results = await Promise.all([0, 1, 2, 3].map((i) => expertEpisode(client, i)));
     // Every episode finishes, and the expert solves each one.
     expect(results).toEqual([0, 1, 2, 3].map(() => ({ ok: true, value: 1 })));
-    expect(client.stats.retries).toEqual({ network: 1, server_error: 3, rate_limited: 1, timeout: 1 });
+    // One retry per injected fault; the hung step gives one timeout, and a step that a loaded machine
+    // serves slower than the 400 ms deadline may add another, which the client retries just the same.
+    expect(client.stats.retries).toMatchObject({ network: 1, server_error: 3, rate_limited: 1 });
+    expect(client.stats.retries.timeout).toBeGreaterThanOrEqual(1);
     expect(Object.values(client.stats.failures).every((n) => n === 0)).toBe(true);
     // The request after the 429 came no sooner than its Retry-After of 1 s.
     const after429 = flaky.state.arrivals.slice(4);
