@@ -3,14 +3,20 @@ import { formatHermesCall } from "../../shared/tool-calls.js";
 import { requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
 import { corpusRetriever } from "./corpus-retriever.js";
-import { extractAnswer, scoreAnswer } from "./normalize.js";
-import { formatHits } from "./observation.js";
+import { nextExpertQuery, retrieverProbe, supportingTitles } from "./expert.js";
+import { type AnswerMetric, extractAnswer, scoreAnswer } from "./normalize.js";
+import { renderHits } from "./observation.js";
 import { datasetSource, type SearchSource, worldSource } from "./sources.js";
 import type { SearchTask } from "./task.js";
 
 export type SearchConfig = {
   /** Outcome reward: HotpotQA exact match, or token F1 (both after the official normalization). */
   reward: "em" | "f1";
+  /**
+   * Whose official script scores answers: HotpotQA's (yes/no/noanswer score 0 unless equal) or
+   * MuSiQue's (no such rule, so "no answer" against the alias "no" has F1 2/3).
+   */
+  metric: AnswerMetric;
   /** Process reward: a search whose results hold a supporting passage not seen before earns `processRewardPerHit`. */
   processReward: boolean;
   /** Reward per such search. */
@@ -19,12 +25,16 @@ export type SearchConfig = {
   processRewardCap: number;
   /** Passages returned per search. */
   topK: number;
-  /** Longest tool observation in characters; longer ones are cut, with a note saying so. */
+  /**
+   * Longest tool observation in characters. Passages are fitted best first, each keeping room for the
+   * titles and openings of those below it; a cut passage ends with ` […]` (see `observation.ts`).
+   */
   maxObservationChars: number;
 };
 
 export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
   reward: "em",
+  metric: "hotpotqa",
   processReward: false,
   processRewardPerHit: 0.1,
   processRewardCap: 0.3,
@@ -32,17 +42,17 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
   maxObservationChars: 2000,
 };
 
-/** Supporting titles retrieved so far, and process reward paid (so the cap holds across steps). */
+/** Supporting titles shown whole so far, and process reward paid (so the cap holds across steps). */
 const SearchState = z.object({ found: z.array(z.string()), bonus: z.number() });
 type SearchState = z.infer<typeof SearchState>;
 
 const MAX_STEPS = 6;
 
+/** The expert's answer when the tool cannot show it every supporting passage. */
+export const EXPERT_NOT_FOUND = "not found";
+
 const SYSTEM =
   'Answer the question. Search with <tool_call>{"name":"search","arguments":{"query":"..."}}</tool_call>; it returns the 5 best passages. Most questions need two searches. End with <answer>short answer</answer>.';
-
-/** Supporting titles in order, each once. */
-const supportingTitles = (task: SearchTask) => [...new Set(task.supporting)];
 
 export type SearchEnvironmentOptions = {
   name: string;
@@ -67,11 +77,12 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
           const retriever = await corpusRetriever(source, ctx.ref.split, ctx.runtime);
           const result = await retriever.search(query, config.topK);
           if (!result.ok) return { content: `Error: ${result.error}`, error: true };
-          const content = formatHits(query, result.value, config.maxObservationChars);
+          const { text: content, whole } = renderHits(query, result.value, config.maxObservationChars);
           const supporting = new Set(supportingTitles(ctx.task));
+          // Only passages shown whole count as seen: process reward never pays for one cut off.
           const fresh = result.value
-            .map((h) => h.title)
-            .filter((t) => supporting.has(t) && !ctx.state.found.includes(t));
+            .filter((h, i) => whole[i] && supporting.has(h.title) && !ctx.state.found.includes(h.title))
+            .map((h) => h.title);
           if (fresh.length === 0) return content;
           const state = { ...ctx.state, found: [...ctx.state.found, ...new Set(fresh)] };
           const bonus = config.processReward
@@ -98,7 +109,8 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
     ],
     finish: (text, { task }) => {
       const answer = extractAnswer(text);
-      const { em, f1 } = answer === undefined ? { em: 0, f1: 0 } : scoreAnswer(answer, task.answers);
+      const { em, f1 } =
+        answer === undefined ? { em: 0, f1: 0 } : scoreAnswer(answer, task.answers, config.metric);
       const outcome = config.reward === "f1" ? f1 : em;
       return {
         reward: outcome,
@@ -106,11 +118,19 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
         info: { answer: answer ?? null, expected: task.answers, em, f1 },
       };
     },
-    expert: ({ task, state, step }) => {
-      const next = supportingTitles(task).find((t) => !state.found.includes(t));
-      if (next !== undefined && step < MAX_STEPS - 1)
-        return { content: formatHermesCall("search", { query: next }) };
-      return { content: `<answer>${task.answers[0]}</answer>` };
+    // Answers only after every supporting passage was shown whole; a query is sent only when it
+    // would show a missing one, so no search repeats. When none can, it says it could not find the
+    // answer rather than teach answering without the evidence.
+    expert: async ({ task, state, step, ref, runtime }) => {
+      const missing = supportingTitles(task).some((t) => !state.found.includes(t));
+      if (!missing) return { content: `<answer>${task.answers[0]}</answer>` };
+      if (step < MAX_STEPS - 1) {
+        const retriever = await corpusRetriever(source, ref.split, runtime);
+        const probe = retrieverProbe(retriever, config.topK, config.maxObservationChars);
+        const query = await nextExpertQuery(task, state.found, probe);
+        if (query !== undefined) return { content: formatHermesCall("search", { query }) };
+      }
+      return { content: `<answer>${EXPERT_NOT_FOUND}</answer>` };
     },
   });
 }
@@ -144,6 +164,7 @@ export const searchMusique: Environment = requireDataset(
     name: "search-musique",
     description: "MuSiQue multi-hop QA with a BM25 search tool over the imported paragraphs.",
     source: datasetSource("musique", musiqueHint),
+    config: { metric: "musique" },
   }),
   { dataset: "musique", splits: ["train", "test"], importHint: musiqueHint },
 );

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { exactMatch, extractAnswer, f1Score, normalizeAnswer, pySplit, scoreAnswer } from "./normalize.js";
+import {
+  exactMatch,
+  extractAnswer,
+  f1Score,
+  normalizeAnswer,
+  pySplit,
+  pyStrip,
+  scoreAnswer,
+} from "./normalize.js";
 
 // Expected values are what Python 3 prints for hotpot_evaluate_v1.normalize_answer on the same input.
 describe("HotpotQA normalization", () => {
@@ -68,5 +76,21 @@ describe("extractAnswer", () => {
     expect(extractAnswer("think <answer>x</answer> more <answer> Paris </answer>")).toBe("Paris");
     expect(extractAnswer("<ANSWER>multi\nline</ANSWER>")).toBe("multi\nline");
     expect(extractAnswer("no tags here")).toBeUndefined();
+  });
+});
+
+// Issue 17: JavaScript's trim() also strips U+FEFF, which Python's str.strip() keeps; the official
+// script then scores "\ufeffParis" 0 against "Paris", and so must we.
+describe("extractAnswer strips exactly what Python's str.strip() strips (issue 17)", () => {
+  it("keeps a byte-order mark, so the answer scores 0 as in the official script", () => {
+    const answer = extractAnswer("<answer>\ufeffParis</answer>");
+    expect(answer).toBe("\ufeffParis");
+    expect(scoreAnswer(answer ?? "", ["Paris"])).toEqual({ em: 0, f1: 0 });
+  });
+  it("strips Python's whitespace at both ends, U+0085, U+001F and U+3000 included", () => {
+    expect(pyStrip("\u0085\u001f Paris \u3000\t\n")).toBe("Paris");
+    expect(extractAnswer("<answer>\u00a0 New York\u2029</answer>")).toBe("New York");
+    expect(pyStrip("\ufeff x \ufeff")).toBe("\ufeff x \ufeff");
+    expect(pyStrip("")).toBe("");
   });
 });

@@ -39,8 +39,11 @@ export function f1Score(prediction: string, gold: string): number {
   const p = normalizeAnswer(prediction);
   const g = normalizeAnswer(gold);
   if ((SPECIAL.has(p) || SPECIAL.has(g)) && p !== g) return 0;
-  const pt = pySplit(p);
-  const gt = pySplit(g);
+  return tokenF1(pySplit(p), pySplit(g));
+}
+
+/** Token F1 of two token lists, common tokens counted as a multiset; 0 when none are shared. */
+function tokenF1(pt: readonly string[], gt: readonly string[]): number {
   const counts = new Map<string, number>();
   for (const t of gt) counts.set(t, (counts.get(t) ?? 0) + 1);
   let same = 0;
@@ -57,19 +60,46 @@ export function f1Score(prediction: string, gold: string): number {
   return (2 * precision * recall) / (precision + recall);
 }
 
-/** Best EM and F1 over every correct answer (the answer and its aliases). */
-export function scoreAnswer(prediction: string, golds: readonly string[]): { em: number; f1: number } {
+/**
+ * MuSiQue's answer F1 (metrics/answer.py, SQuAD's compute_f1): the same normalization and token F1,
+ * but no yes/no/noanswer rule, and two empty answers agree (1) where HotpotQA's script gives 0.
+ */
+export function musiqueF1(prediction: string, gold: string): number {
+  const pt = prediction === "" ? [] : pySplit(normalizeAnswer(prediction));
+  const gt = gold === "" ? [] : pySplit(normalizeAnswer(gold));
+  if (pt.length === 0 || gt.length === 0) return pt.length === gt.length ? 1 : 0;
+  return tokenF1(pt, gt);
+}
+
+/** Which official script scores answers: HotpotQA's hotpot_evaluate_v1.py or MuSiQue's metrics/answer.py. */
+export type AnswerMetric = "hotpotqa" | "musique";
+
+/** Best EM and F1 over every correct answer (the answer and its aliases), as the metric's script scores them. */
+export function scoreAnswer(
+  prediction: string,
+  golds: readonly string[],
+  metric: AnswerMetric = "hotpotqa",
+): { em: number; f1: number } {
+  const f1Of = metric === "musique" ? musiqueF1 : f1Score;
   let em = 0;
   let f1 = 0;
   for (const g of golds) {
     em = Math.max(em, exactMatch(prediction, g));
-    f1 = Math.max(f1, f1Score(prediction, g));
+    f1 = Math.max(f1, f1Of(prediction, g));
   }
   return { em, f1 };
 }
 
-/** The text of the last `<answer>…</answer>`, or `undefined` when there is none. */
+const EDGES = new RegExp(`^${WHITESPACE.source}|${WHITESPACE.source}$`, "g");
+
+/** Python's `str.strip()`: only `str.isspace()` characters, so a byte-order mark (U+FEFF) stays. */
+export function pyStrip(text: string): string {
+  return text.replace(EDGES, "");
+}
+
+/** The text of the last `<answer>…</answer>`, stripped as Python strips, or `undefined` when there is none. */
 export function extractAnswer(text: string): string | undefined {
   const all = [...text.matchAll(/<answer>([\s\S]*?)<\/answer>/gi)];
-  return all.at(-1)?.[1]?.trim();
+  const inner = all.at(-1)?.[1];
+  return inner === undefined ? undefined : pyStrip(inner);
 }

@@ -7,8 +7,8 @@ import { saveDataset } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
 import { createEnvironmentApp } from "../kit/index.js";
 import { ensureCorpus, ftsRetriever } from "./fts-store.js";
-import { importHotpotqa } from "./importers.js";
-import { search, searchHotpotqa } from "./index.js";
+import { importHotpotqa, importMusique } from "./importers.js";
+import { search, searchHotpotqa, searchMusique } from "./index.js";
 import { searchDb } from "./sql-db.js";
 
 const secrets = {
@@ -133,5 +133,74 @@ describe("search-hotpotqa inside workerd", () => {
       }
     }
     expect(seen[0]).toContain("[1] Film X\nFilm X is directed by Ana Lor.");
+  });
+});
+
+describe("search-musique inside workerd (issue 17)", () => {
+  const p = (title: string, paragraph_text: string, is_supporting = false) => ({
+    title,
+    paragraph_text,
+    is_supporting,
+  });
+  // As tests/fixtures/musique/constructed.jsonl: "no" is an alias of Norway, and six passages
+  // outrank the "Oklahoma" passage for its own title.
+  const records = [
+    {
+      id: "2hop__w_norway",
+      question: "In which country was Grieg born?",
+      answer: "Norway",
+      answer_aliases: ["no"],
+      paragraphs: [p("Edvard Grieg", "Edvard Grieg was born in Bergen, Norway.", true)],
+    },
+    {
+      id: "2hop__w_oklahoma",
+      question: "In what year was the state where the Tulsa Ballet performs admitted to the Union?",
+      answer: "1907",
+      answer_aliases: [],
+      paragraphs: [
+        p("Tulsa Ballet", "Tulsa Ballet is a ballet company in Tulsa, a city of Oklahoma.", true),
+        p(
+          "Oklahoma",
+          `Oklahoma was admitted to the Union in 1907. ${"It is a state of plains. ".repeat(8)}`,
+          true,
+        ),
+        ...["City", "River", "Panhandle", "State University", "Territory", "Sooners"].map((s) =>
+          p(`Oklahoma ${s}`, `Oklahoma ${s} is in Oklahoma.`),
+        ),
+      ],
+    },
+  ];
+
+  it("scores with MuSiQue's metric and its expert never repeats a search", async () => {
+    const r = importMusique(records.map((x) => JSON.stringify(x)).join("\n"), {
+      split: "train",
+      source: "m.jsonl",
+    });
+    const db = envDb({ bindings: { DB: env.DB } });
+    if (!r.ok || !db) throw new Error("import failed");
+    await saveDataset(db, r.value);
+    const rt = { bindings: { ...env } };
+    const norway = await searchMusique.startSession({ split: "train", index: 0 }, rt);
+    const scored = await searchMusique.step(
+      { session: norway.session, action: { content: "<answer>no answer</answer>" } },
+      rt,
+    );
+    // Tokens [no, answer] against [no]: P = 1/2, R = 1, F1 = 2·(1/2)·1 / (3/2) = 2/3 (HotpotQA's rule: 0).
+    expect(scored.info).toMatchObject({ f1: 2 / 3 });
+
+    let { session } = await searchMusique.startSession({ split: "train", index: 1 }, rt);
+    const actions: string[] = [];
+    for (;;) {
+      const { action } = await searchMusique.expert(session, rt);
+      actions.push(action.content ?? "");
+      const step = await searchMusique.step({ session, action }, rt);
+      session = step.session;
+      if (step.done) {
+        expect(step.reward).toBe(1);
+        break;
+      }
+    }
+    expect(new Set(actions).size).toBe(actions.length);
+    expect(actions).toHaveLength(3); // two searches, then the answer
   });
 });
