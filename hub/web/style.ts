@@ -48,6 +48,7 @@ button.danger { background:var(--bg); color:var(--bad); border-color:var(--bad);
 .turn > .body { padding:.4rem .6rem; white-space:pre-wrap; word-break:break-word; font-family:ui-monospace,Menlo,Consolas,monospace; font-size:.85em; }
 .turn.system > .who { background:#eef1f4; } .turn.user > .who { background:#ddf4ff; }
 .turn.assistant > .who { background:#fbefff; } .turn.tool > .who { background:#dafbe1; }
+.toolresponse { display:block; background:#dafbe1; border:1px solid #4ac26b; border-radius:4px; padding:.2rem .4rem; margin:.2rem 0; color:inherit; }
 .toolcall { display:block; background:var(--tool); border:1px solid var(--toolline); border-radius:4px; padding:.2rem .4rem; margin:.2rem 0; }
 .reward { font-variant-numeric:tabular-nums; }
 details.episode { border:1px solid var(--line); border-radius:8px; padding:.4rem .7rem; margin:.5rem 0; }

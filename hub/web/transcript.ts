@@ -3,16 +3,19 @@ import type { ChatMessage } from "../../shared/protocol.js";
 import { Transcript, type TranscriptStep } from "../../shared/transcript.js";
 import { type Html, num } from "./layout.js";
 
-/** Hermes `<tool_call>…</tool_call>` blocks in raw action text: the part a reader looks for first. */
-const TOOL_CALL = /<tool_call>[\s\S]*?(?:<\/tool_call>|$)/g;
+/**
+ * Hermes `<tool_call>…</tool_call>` blocks in actions and `<tool_response>…</tool_response>` blocks
+ * in the env's turns: the parts a reader looks for first.
+ */
+const BLOCKS = /<(tool_call|tool_response)>[\s\S]*?(?:<\/\1>|$)/g;
 
-/** Text with its tool-call blocks set apart; every piece is escaped by `html`. */
+/** Text with its tool-call and tool-response blocks set apart; every piece is escaped by `html`. */
 function withToolCalls(text: string): Html {
   const parts: Html[] = [];
   let at = 0;
-  for (const m of text.matchAll(TOOL_CALL)) {
+  for (const m of text.matchAll(BLOCKS)) {
     parts.push(html`${text.slice(at, m.index)}`);
-    parts.push(html`<mark class="toolcall">${m[0]}</mark>`);
+    parts.push(html`<mark class="${m[1] === "tool_call" ? "toolcall" : "toolresponse"}">${m[0]}</mark>`);
     at = m.index + m[0].length;
   }
   parts.push(html`${text.slice(at)}`);
@@ -37,7 +40,7 @@ function message(m: ChatMessage): Html {
     return turn("assistant", html`${withToolCalls(m.content ?? "")}${structuredCalls(m.tool_calls)}`);
   if (m.role === "tool")
     return turn("tool", html`${m.content}`, html`<span>${m.name ?? m.tool_call_id}</span>`);
-  return turn(m.role, html`${m.content}`);
+  return turn(m.role, m.role === "user" ? withToolCalls(m.content) : html`${m.content}`);
 }
 
 function step(s: TranscriptStep, i: number): Html {

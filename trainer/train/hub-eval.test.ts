@@ -6,6 +6,7 @@ import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
 import { CreateEval, type EvalRun } from "../../shared/evals.js";
 import { err } from "../../shared/result.js";
+import { Transcript } from "../../shared/transcript.js";
 import { formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
 import { fakeChatModel } from "./fake-chat-model.js";
@@ -28,6 +29,7 @@ async function fakeHub() {
     auth: [] as (string | undefined)[],
     issued: [] as number[],
     receipts: [] as string[],
+    trajectories: [] as unknown[],
     gatewaySessions: 0,
   };
   const app = new Hono();
@@ -66,8 +68,11 @@ async function fakeHub() {
     return forward("/v1/sessions", { method: "POST", body: JSON.stringify({ split: "test", index }) });
   });
   app.post("/v1/evals/run_1/episodes", async (c) => {
-    const { episodes } = (await c.req.json()) as { episodes: { episodeId: string; receipt: string }[] };
+    const { episodes } = (await c.req.json()) as {
+      episodes: { episodeId: string; receipt: string; trajectory?: unknown }[];
+    };
     seen.receipts.push(...episodes.map((e) => e.receipt));
+    seen.trajectories.push(...episodes.map((e) => e.trajectory));
     return c.json({ results: episodes.map((e) => ({ episodeId: e.episodeId, ok: true })) });
   });
   app.post("/v1/evals/run_1/finish", (c) =>
@@ -137,6 +142,13 @@ describe("eval --upload (hub evaluation)", () => {
     expect(hub.seen.issued.sort()).toEqual([0, 1, 2]);
     expect(hub.seen.gatewaySessions).toBe(0);
     expect(hub.seen.receipts).toHaveLength(3);
+    // Each receipt travels with its transcript: the session's opening turns, then every step's action.
+    for (const t of hub.seen.trajectories) {
+      const transcript = Transcript.parse(t);
+      expect(transcript.messages.map((m) => m.role)).toEqual(["system", "user"]);
+      expect(transcript.steps.length).toBeGreaterThan(0);
+      expect(transcript.steps.at(-1)?.done).toBe(true);
+    }
     expect(hub.seen.auth.every((a) => a === "Bearer tok")).toBe(true);
     expect(result.value.hub).toEqual({ run: "run_1", accepted: 3, rejected: 0, verified: 3, successRate: 0 });
     expect(formatEvalTable(result.value)).toContain("hub run            run_1");

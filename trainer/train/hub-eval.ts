@@ -8,8 +8,9 @@ import {
   EvalRun,
   MAX_EPISODE_BATCH,
 } from "../../shared/evals.js";
-import { SessionResponse } from "../../shared/protocol.js";
+import { type ChatMessage, SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
+import { fitTranscript } from "../../shared/transcript.js";
 import type { InfraFailure } from "../client/env-client.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
 
@@ -30,12 +31,18 @@ export class HubEvalRun {
     return created.ok ? ok(new HubEvalRun(hub, token, created.value.id)) : err(created.error);
   }
 
+  /** Each episode's opening messages (system, user), kept for the transcript uploaded with its receipt. */
+  private readonly openings = new Map<string, ChatMessage[]>();
+
   /** Sessions come from the hub so that the receipts can be tied to this run. */
   readonly start: StartSession = async (task) => {
     const r = await call(this.hub, this.token, `/v1/evals/${this.id}/sessions`, SessionResponse, {
       index: task.index,
     });
-    if (r.ok) return r;
+    if (r.ok) {
+      this.openings.set(r.value.episodeId, r.value.observation.messages);
+      return r;
+    }
     const failure: InfraFailure = { kind: "rejected", detail: r.error, attempts: 1 };
     return err(failure);
   };
@@ -44,7 +51,18 @@ export class HubEvalRun {
   async upload(trajectories: readonly Trajectory[]): Promise<Result<{ accepted: number; rejected: number }>> {
     const episodes = trajectories.flatMap((t) => {
       const receipt = t.steps.at(-1)?.receipt;
-      return receipt && t.episodeId ? [{ episodeId: t.episodeId, receipt }] : [];
+      if (!receipt || !t.episodeId) return [];
+      // The transcript lets anyone who may see the run read the episode on the hub (cut to its size limit).
+      const trajectory = fitTranscript({
+        messages: this.openings.get(t.episodeId) ?? [],
+        steps: t.steps.map((s) => ({
+          action: { content: s.action },
+          reward: s.reward,
+          observation: s.observation,
+          done: s.done,
+        })),
+      });
+      return [{ episodeId: t.episodeId, receipt, ...(trajectory ? { trajectory } : {}) }];
     });
     let accepted = 0;
     let rejected = 0;
