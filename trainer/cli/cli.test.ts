@@ -14,7 +14,7 @@ function run(args: string[]): Promise<Ran> {
     execFile(
       process.execPath,
       args,
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } },
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, timeout: 150_000 },
       (e, stdout, stderr) =>
         done({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
@@ -42,13 +42,20 @@ describe("the CLI's answers to a user's mistakes (spawned processes)", () => {
     await writeFile(join(dir, "broken.json"), "{");
     await writeFile(
       join(dir, "typo.json"),
-      JSON.stringify({ description: "d", env: "edgegym/calculator@1.0.0", segments: 2 }),
+      // With the typo let through, the missing base would still stop it before any hub starts.
+      JSON.stringify({
+        description: "d",
+        env: "edgegym/calculator@1.0.0",
+        segments: 2,
+        base: "no/such/base",
+      }),
     );
     const cases: [string, Promise<Ran>][] = [
       ["missing config", edgegym("train", "--config", "nope.json")],
       ["broken config", edgegym("train", "--config", join(dir, "broken.json"))],
       ["unknown flag", edgegym("train", "--frob")],
-      ["unknown key", edgegym("train", "--set", "learningRate=1e-3")],
+      // An env that does not exist: were the key let through, the run would stop there, not train.
+      ["unknown key", edgegym("train", "--env", "local:no-such-env", "--set", "learningRate=1e-3")],
       ["bad url", edgegym("eval", "--env", "local:calculator", "--policy", "openai:localhost:9504")],
       ["eval help", edgegym("eval", "--help")],
       [
