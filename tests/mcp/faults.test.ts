@@ -8,7 +8,8 @@ import { connectMcp, resultText } from "./play.js";
 const bindings = await generateSecrets();
 
 function inProcess(app: ReturnType<typeof createEnvironmentApp>) {
-  return (input: string | URL | Request, init?: RequestInit) => app.fetch(new Request(input, init), bindings);
+  return async (input: string | URL | Request, init?: RequestInit) =>
+    app.fetch(new Request(input, init), bindings);
 }
 
 describe("MCP under the protocol's limits and faults", () => {

@@ -91,7 +91,7 @@ describe("MCP on workerd", () => {
   it("answers an unknown tool and bad arguments with MCP errors, and expires sessions", async () => {
     let clock = Date.now();
     const app = createEnvironmentApp(calculator, { now: () => clock });
-    const viaApp = (input: string | URL | Request, init?: RequestInit) =>
+    const viaApp = async (input: string | URL | Request, init?: RequestInit) =>
       app.fetch(new Request(input, init), env);
     const { client } = await connectMcp("http://app.test/mcp?split=train&index=2", { fetch: viaApp });
     await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/unknown tool "nope"/);
