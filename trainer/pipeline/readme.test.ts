@@ -1,10 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalHub } from "./local-hub.js";
 import { freePort, startTestHub } from "./test-hub.js";
 
 const run = promisify(execFile);
@@ -21,7 +20,7 @@ async function howToBlocks(): Promise<{ runnable: boolean; body: string }[]> {
   }));
 }
 
-let hub: LocalHub;
+let hub: Awaited<ReturnType<typeof startTestHub>>;
 beforeAll(async () => {
   hub = await startTestHub("readme");
 }, 240_000);
@@ -40,7 +39,8 @@ describe("README how-to commands", () => {
     for (const line of lines) {
       const words = line.trim().split(/\s+/).slice(2);
       // Subcommands are the leading words before the first flag or argument (`envs show`, `tokens create`).
-      const command = words[0] === "envs" || words[0] === "tokens" ? words.slice(0, 2) : words.slice(0, 1);
+      const groups = ["envs", "tokens", "teams", "evals"];
+      const command = groups.includes(words[0] ?? "") ? words.slice(0, 2) : words.slice(0, 1);
       const key = command.join(" ");
       if (!help.has(key))
         help.set(key, (await run(process.execPath, [CLI, ...command, "--help"], { cwd: ROOT })).stdout);
@@ -70,10 +70,29 @@ describe("README how-to commands", () => {
     );
   }, 60_000);
 
+  it("the local hub starts quietly and keeps its bootstrap secret off every command line", async () => {
+    const log = hub.log.join("\n");
+    // No lookups of Cloudflare's servers (telemetry, update check, Request.cf) failing offline.
+    expect(log).not.toMatch(/ENOTFOUND|workers\.cloudflare\.com/);
+    // One line for the migrations instead of a table and a banner per migration.
+    expect(log).not.toContain("Executing on local database");
+    const migrations = (await readdir(join(ROOT, "migrations"))).filter((f) => f.endsWith(".sql"));
+    expect(hub.log.filter((l) => l.includes("migrations"))).toEqual([
+      `hub: D1 migrations applied (${migrations.length} new)`,
+    ]);
+    // `ps` shows every process's arguments to every user: the secret must be in none of them.
+    const ps = await run("ps", ["-eww", "-o", "args"]);
+    expect(ps.stdout).toContain("wrangler");
+    expect(ps.stdout).not.toContain(hub.bootstrap);
+  });
+
   it("the runnable blocks run against a real local hub", async () => {
     const blocks = (await howToBlocks()).filter((b) => b.runnable);
-    expect(blocks.length).toBe(3);
+    expect(blocks.length).toBe(4);
     const config = await mkdtemp(join(tmpdir(), "edgegym-readme-config-"));
+    // Where `npm run dev` would keep the bootstrap secret; this hub has its own.
+    const bootstrapFile = join(config, "hub-local.json");
+    await writeFile(bootstrapFile, JSON.stringify({ bootstrap: hub.bootstrap }), { mode: 0o600 });
     // `npx edgegym` is the package's own bin: run it directly rather than through npm's resolver.
     const script = [
       "set -euo pipefail",
@@ -87,6 +106,7 @@ describe("README how-to commands", () => {
         HUB: hub.url,
         TOKEN: hub.token,
         ENV_PORT: String(await freePort()),
+        BOOTSTRAP_FILE: bootstrapFile,
         XDG_CONFIG_HOME: config,
         EDGEGYM_CONFIG_DIR: join(config, "edgegym"),
       },
@@ -94,9 +114,20 @@ describe("README how-to commands", () => {
     });
     expect(out.stdout).toContain(`logged in to ${hub.url}`);
     expect(out.stdout).toMatch(/published edgegym\/my-calculator@0\.1\.0/);
-    // The curl evaluation: one task, one verified receipt for a wrong answer → success 0 of n = 1.
-    expect(out.stdout).toMatch(/"verified": 1/);
-    expect(out.stdout).toMatch(/"successRate": 0/);
-    expect(out.stdout).toContain('"ok":true');
+    // Sharing: the new team reads the private env while it is shared, and gets 404 once revoked.
+    expect(out.stdout).toContain("created team other-team");
+    expect(out.stdout).toContain("shared edgegym/my-calculator with other-team (read)");
+    expect(out.stdout).toContain("other-team sees edgegym/my-calculator");
+    expect(out.stdout).toContain("other-team gets 404 again");
+    expect(out.stderr).toContain("edgegym: no environment edgegym/my-calculator (not_found)");
+    expect(out.stdout).toContain(
+      'updated edgegym/my-calculator: visibility public, description "my calculator, for everyone"',
+    );
+    // The curl evaluation: 10 tasks, each with a verified receipt of a wrong (or lucky) answer.
+    expect(out.stdout.match(/"ok":true/g)).toHaveLength(10);
+    expect(out.stdout).toMatch(/"n": 10,\s+"verified": 10/);
+    // 10 tasks reach the leaderboard's floor of 10, so curl-demo has an entry.
+    expect(out.stdout).toMatch(/\n1\s+curl-demo\s+\d\.\d{3}\s+\S+\s+\S+\s+10\s+10\s+edgegym\s+run_/);
+    expect(out.stdout).toMatch(/verified episodes 10 of 10 tasks/);
   }, 180_000);
 });
