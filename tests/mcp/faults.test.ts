@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { calculator } from "../../environments/calculator/index.js";
 import { createEnvironmentApp, generateSecrets } from "../../environments/kit/index.js";
@@ -64,6 +65,50 @@ describe("MCP under the protocol's limits and faults", () => {
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(String(lost.reason)).toContain("another call on this session advanced the episode first");
+  });
+
+  it("answers any JSON body, with or without a live session, without a server error", async () => {
+    const app = createEnvironmentApp(calculator);
+    const fetcher = inProcess(app);
+    const { transport } = await connectMcp("http://calc.test/mcp?split=train&index=0", { fetch: fetcher });
+    const rpc = fc.record(
+      {
+        jsonrpc: fc.oneof(fc.constant("2.0"), fc.string()),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+        method: fc.constantFrom(
+          "initialize",
+          "tools/call",
+          "tools/list",
+          "prompts/get",
+          "resources/read",
+          "nope",
+        ),
+        params: fc.oneof(
+          fc.jsonValue(),
+          fc.record({ name: fc.constantFrom("calculator", "submit_answer", "x"), arguments: fc.jsonValue() }),
+          fc.record({
+            capabilities: fc.record({ experimental: fc.record({ "edgegym/task": fc.jsonValue() }) }),
+          }),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(rpc, fc.jsonValue()), fc.boolean(), async (body, withSession) => {
+        const res = await fetcher("http://calc.test/mcp?index=1", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(withSession ? { "mcp-session-id": String(transport.sessionId) } : {}),
+          },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBeLessThan(500);
+        await res.text();
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("refuses a body over 1 MiB before parsing it", async () => {
