@@ -1,3 +1,4 @@
+/// <reference path="./text-modules.d.ts" />
 import { Scalar } from "@scalar/hono-api-reference";
 import bundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js";
 import type { HubApp } from "../app.js";

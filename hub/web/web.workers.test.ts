@@ -140,7 +140,8 @@ describe("private envs and signed-in pages", () => {
     const a = await newTeam(hub);
     const b = await newTeam(hub);
     const { name } = await newEnv(hub, a, { visibility: "private", description: "secret sauce" });
-    for (const cookie of [{}, { cookie: `edgegym_token=${b.token}` }]) {
+    const visitors: Record<string, string>[] = [{}, { cookie: `edgegym_token=${b.token}` }];
+    for (const cookie of visitors) {
       const r = await page(`/${a.team}/${name}`, cookie);
       expect(r.status).toBe(404);
       expect(r.text).not.toContain("secret sauce");

@@ -15,6 +15,7 @@ const SHOTS = resolve(import.meta.dirname, "../../runs/test-artifacts/web-hub");
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1200, height: 900 };
 const MODEL = "browser-test-model <b>bold?</b>";
+const EXPERT = "the env's expert";
 
 let hub: LocalHub;
 let browser: TestBrowser;
@@ -42,15 +43,31 @@ async function shot(name: string, viewport = DESKTOP) {
 }
 
 /**
- * A public evaluation run of edgegym/calculator with two real episodes stepped through the hub: one
- * calculator call then an answer, each uploaded with its transcript (the env's own messages).
+ * The expert's actions for one train task (it does not act on the held-out test split). The expert
+ * only takes env tokens, so a gateway session of the same task is played beside the hub's evaluation
+ * session: the expert's actions depend only on the task and the step.
  */
-async function seedRun(version: string): Promise<string> {
+async function expertPlayer(version: string, index: number) {
+  const base = `/v1/envs/edgegym/calculator@${version}/v1`;
+  let token = (await api("POST", `${base}/sessions`, { split: "train", index })).body.session as string;
+  return async () => {
+    const action = (await api("POST", `${base}/expert`, { session: token })).body.action;
+    token = (await api("POST", `${base}/step`, { session: token, action })).body.session;
+    return action as { content?: string };
+  };
+}
+
+/**
+ * A public evaluation run of edgegym/calculator with tasks 0 and 1 stepped through the hub and
+ * uploaded with their transcripts (the env's own messages): by the expert when `solve`, else one
+ * calculator call and a wrong answer.
+ */
+async function seedRun(version: string, model: string, solve: boolean): Promise<string> {
   const run = await api("POST", "/v1/evals", {
     env: `edgegym/calculator@${version}`,
-    split: "test",
+    split: "train",
     tasks: { count: 10 },
-    model: { name: MODEL },
+    model: { name: model },
     public: true,
   });
   expect(run.status).toBe(201);
@@ -60,14 +77,16 @@ async function seedRun(version: string): Promise<string> {
     const s = await api("POST", `/v1/evals/${id}/sessions`, { index });
     expect(s.status).toBe(201);
     if (index === 0) question = s.body.observation.messages.at(-1).content;
-    const actions = [
+    const fixed = [
       { content: '<tool_call>{"name":"calculator","arguments":{"expression":"6*7"}}</tool_call>' },
       { content: "#### 42" },
     ];
+    const expert = solve ? await expertPlayer(version, index) : null;
     let session = s.body.session;
     const steps = [];
     let receipt = "";
-    for (const action of actions) {
+    for (let k = 0; k < 10 && !receipt; k++) {
+      const action = expert ? await expert() : (fixed[k] ?? { content: "#### 42" });
       const r = await api("POST", `/v1/evals/${id}/step`, { session, action });
       expect(r.status).toBe(200);
       steps.push({
@@ -77,8 +96,7 @@ async function seedRun(version: string): Promise<string> {
         done: r.body.done,
       });
       session = r.body.session;
-      receipt = r.body.receipt ?? receipt;
-      if (r.body.done) break;
+      receipt = r.body.receipt ?? "";
     }
     episodes.push({
       episodeId: s.body.episodeId,
@@ -103,7 +121,8 @@ beforeAll(async () => {
   page = await browser.context.newPage();
   page.setDefaultTimeout(15_000);
   const calc = await api("GET", "/v1/envs/edgegym/calculator");
-  runId = await seedRun(calc.body.latest);
+  runId = await seedRun(calc.body.latest, MODEL, false);
+  await seedRun(calc.body.latest, EXPERT, true);
   expect(
     (
       await api("POST", "/v1/envs", {
@@ -155,15 +174,23 @@ describe("the web hub in Chromium", () => {
   });
 
   it("opens the leaderboard, with the run's row and its chart", async () => {
-    await page.click("text=Full leaderboard with every version and split");
-    await expect(page.locator("h1").textContent()).resolves.toMatch(/Leaderboard · calculator@[\d.]+ · test/);
+    // The card shows the test split's board; the runs here are on train (the expert's split).
+    await page.click('p.small:has-text("Split:") a:text-is("train")');
+    await expect(page.locator("h1").textContent()).resolves.toMatch(
+      /Leaderboard · calculator@[\d.]+ · train/,
+    );
     const row = page.locator("table.leaderboard tbody tr").filter({ hasText: "browser-test-model" });
     // Tasks 0 and 1 solved or not by "42"; n = 10 either way, with 2 verified episodes.
     await expect(row.locator("td").nth(4).textContent()).resolves.toBe("10");
     await expect(row.locator("td").nth(5).textContent()).resolves.toBe("2");
     // The model name is text, its markup shown, not applied.
     await expect(row.locator("td").nth(1).textContent()).resolves.toBe(MODEL);
-    await expect(page.locator("svg.chart circle").count()).resolves.toBeGreaterThan(0);
+    // The expert solves tasks 0 and 1 and nothing else is uploaded: 2 of 10 tasks succeed.
+    const expert = page.locator("table.leaderboard tbody tr").filter({ hasText: EXPERT });
+    await expect(expert.locator("td").nth(0).textContent()).resolves.toBe("1");
+    await expect(expert.locator("td").nth(2).textContent()).resolves.toBe("20.0%");
+    // One dot with its error bar per model in the chart.
+    await expect(page.locator("svg.chart circle").count()).resolves.toBe(2);
     await shot("leaderboard");
   });
 
