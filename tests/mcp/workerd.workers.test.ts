@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { calculator } from "../../environments/calculator/index.js";
@@ -86,6 +86,24 @@ describe("MCP on workerd", () => {
       /this episode is finished \(reward 1\)/,
     );
     await client.close();
+  });
+
+  it("deletes a session's Durable Object storage when its expiry alarm runs", async () => {
+    const { client, transport } = await connectMcp(
+      "http://edgegym.test/envs/calculator/mcp?split=train&index=4",
+      {
+        fetch: viaWorker,
+      },
+    );
+    const sessions = (env as unknown as { EDGEGYM_MCP_SESSIONS: DurableObjectNamespace })
+      .EDGEGYM_MCP_SESSIONS;
+    const stub = sessions.get(sessions.idFromName(`calculator/${transport.sessionId}`));
+    const keys = () =>
+      runInDurableObject(stub, async (_o, state) => [...(await state.storage.list()).keys()]);
+    expect(await keys()).toEqual(["episode"]);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await keys()).toEqual([]);
+    await expect(client.listTools()).rejects.toThrow(/Session not found/);
   });
 
   it("answers an unknown tool and bad arguments with MCP errors, and expires sessions", async () => {
