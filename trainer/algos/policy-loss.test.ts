@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { beforeAll, describe, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { gspoLoss, type PolicyLossOptions, ppoLoss } from "./policy-loss.js";
 import { expectClose, useCpu } from "./test-backend.js";
 
@@ -77,5 +77,57 @@ describe("gspoLoss", () => {
       [-s / 4, -s / 4],
       [0, 0],
     ]);
+  });
+});
+
+describe("numeric guards", () => {
+  const mask = tf.tensor2d([[1, 1]]);
+  const old = tf.tensor2d([[0, 0]]);
+
+  it("PPO clamps the log-ratio at ±20, so a ratio of e^100 gives a finite loss and gradient", () => {
+    // t0: log-ratio +100 → clamped to 20, ρ = e^20; A = −1 → L1 = e^20, L2 = 1.2, max = e^20,
+    //     dual-capped at −A·c = 3. t1: log-ratio 0, ρ = 1, A = 1 → −1. token-mean = (3 − 1)/2 = 1
+    const logprobs = tf.tensor2d([[100, 0]]);
+    const advantages = tf.tensor2d([[-1, 1]]);
+    const input = { oldLogprobs: old, advantages, mask };
+    expectClose(ppoLoss({ ...input, logprobs }, opts).loss, 1);
+    const grad = tf.grad((lp: tf.Tensor) => ppoLoss({ ...input, logprobs: lp as tf.Tensor2D }, opts).loss)(
+      logprobs,
+    );
+    // t0 is capped (no gradient); t1: ∂(−A·ρ)/∂logπ /2 = −1/2
+    expectClose(grad, [[0, -0.5]]);
+    // With A = +1 at t0 the unclipped branch is −A·ρ only below 1 + ε; above it L2 wins: L = −1.2.
+    const up = ppoLoss({ ...input, advantages: tf.tensor2d([[1, 1]]), logprobs }, opts);
+    expectClose(up.loss, (-1.2 - 1) / 2);
+    const g2 = tf.grad(
+      (lp: tf.Tensor) =>
+        ppoLoss({ ...input, advantages: tf.tensor2d([[1, 1]]), logprobs: lp as tf.Tensor2D }, opts).loss,
+    )(logprobs);
+    expect(Array.from(g2.dataSync()).every(Number.isFinite)).toBe(true);
+  });
+
+  it("PPO's log-ratio clamp at −100 keeps a finite loss too", () => {
+    // t0: log-ratio −100 → −20, ρ = e^−20 ≈ 2.06e−9; A = 1: L1 = −2.06e−9, L2 = −0.8 → max = −2.06e−9
+    const out = ppoLoss(
+      { logprobs: tf.tensor2d([[-100, 0]]), oldLogprobs: old, advantages: tf.tensor2d([[1, 1]]), mask },
+      opts,
+    );
+    expectClose(out.loss, (-Math.exp(-20) - 1) / 2);
+  });
+
+  it("GSPO has no dual clip, as the reference: a large sequence ratio with A < 0 is not capped", () => {
+    // one row, log-ratios [2, 2] → s = e^2 (under GSPO's cap of 10); A = −1: L1 = e^2, L2 = 1.2,
+    // L = e^2 ≈ 7.389 > c = 3, which PPO's dual clip would cap at 3 and GSPO keeps.
+    const out = gspoLoss(
+      {
+        logprobs: tf.tensor2d([[2, 2]]),
+        oldLogprobs: old,
+        advantages: tf.tensor2d([[-1, -1]]),
+        mask,
+      },
+      opts,
+    );
+    expectClose(out.loss, Math.exp(2));
+    expectClose(out.metrics["losses/dual_clipfrac"] as tf.Scalar, 0);
   });
 });

@@ -68,3 +68,18 @@ describe("clipGradNorm", () => {
     expectClose(out.grads.a as tf.Tensor, [3]);
   });
 });
+
+describe("KL numeric guard", () => {
+  it("clamps the exponent at ±20: a log-ratio of 100 gives a finite KL and gradient", () => {
+    // x = 100 − 0 → clamped to 20: e^20 − 20 − 1 ≈ 4.85e8, then the output clamp gives 10.
+    // x = −100 → −20: e^−20 + 20 − 1 ≈ 19.0 → 10.
+    const logprobs = tf.tensor2d([[0, 100]]);
+    const ref = tf.tensor2d([[100, 0]]);
+    expectClose(lowVarKl(logprobs, ref), [[10, 10]]);
+    const grad = tf.grad((lp: tf.Tensor) =>
+      klLoss(lp as tf.Tensor2D, ref, tf.ones([1, 2]), 0.1, "token-mean"),
+    )(logprobs);
+    // both tokens sit on the outer clamp, whose gradient is 0 (not ∞·0 = NaN)
+    expectClose(grad, [[0, 0]]);
+  });
+});

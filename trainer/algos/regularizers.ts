@@ -1,14 +1,16 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { aggregateLoss, type LossAggregation } from "./aggregate.js";
+import { LOG_RATIO_BOUND } from "./policy-loss.js";
 
 /**
  * Low-variance KL estimate of KL(π_θ ‖ π_ref) per token (Schulman's k3), on [B, T] logprobs:
- *   x = log π_ref − log π_θ,  kl = eˣ − x − 1,  clamped to [−10, 10].
- * Always ≥ 0 and unbiased; its gradient flows through log π_θ.
+ *   x = clamp(log π_ref − log π_θ, ±20),  kl = eˣ − x − 1,  clamped to [−10, 10] (verl's `low_var_kl`).
+ * Always ≥ 0 and unbiased; its gradient flows through log π_θ. Clamping x before the exponent keeps
+ * eˣ finite, so an extreme token gives a zero gradient from the outer clamp instead of ∞·0 = NaN.
  */
 export function lowVarKl(logprobs: tf.Tensor2D, refLogprobs: tf.Tensor2D): tf.Tensor2D {
   return tf.tidy(() => {
-    const x = tf.sub(refLogprobs, logprobs);
+    const x = tf.clipByValue(tf.sub(refLogprobs, logprobs), -LOG_RATIO_BOUND, LOG_RATIO_BOUND);
     return tf.clipByValue(tf.sub(tf.sub(tf.exp(x), x), 1), -10, 10) as tf.Tensor2D;
   });
 }
