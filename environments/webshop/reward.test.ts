@@ -124,3 +124,17 @@ describe("webshop reward (get_reward), golden values by hand", () => {
     expect(optionMatches(["sunflowers"], { ...goal, goalOptions: ["sunflowers"] })).toBe(1);
   });
 });
+
+// Issue 17: docs/environments.md said a product whose title equals the goal's always scores 1 on the
+// title. WebShop divides the distinct shared nouns by all the goal title's nouns, repeats included, so a
+// title that repeats a noun scores below 1 against itself (WebShop itself recorded 0.913 for one).
+describe("a title equal to the goal's scores below 1 when it repeats a noun (as in WebShop)", () => {
+  it('"Sofa Table Cover for Sofa": nouns [sofa, table, sofa], 2 distinct shared / 3 = 2/3', () => {
+    const title = "Sofa Table Cover for Sofa";
+    expect(titleNouns(title)).toEqual(["sofa", "table", "sofa"]);
+    const same = { ...table, title, query: "sofa tables", productCategory: "Home › Sofa" };
+    const r = typeReward(same, { ...goal, name: title });
+    expect(r.titleScore).toBeCloseTo(2 / 3, 12);
+    expect(r.rType).toBe(1); // 2/3 > 0.2
+  });
+});

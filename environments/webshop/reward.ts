@@ -1,11 +1,11 @@
-import { token_set_ratio } from "fuzzball";
 import { normalizeColor, normalizeColorPair } from "./colors.js";
+import { tokenSetRatio } from "./fuzzy.js";
 import type { Goal } from "./goal.js";
 import { titleNouns } from "./nouns.js";
 import type { Product } from "./product.js";
 
-/** thefuzz's `token_set_ratio` (fuzzball's port: same processing, ASCII-forced, rounded). */
-const fuzzy = (a: string, b: string): number => token_set_ratio(a, b, { force_ascii: true });
+/** thefuzz 0.19.0's `token_set_ratio`, as WebShop ran it (`fuzzy.ts`). */
+const fuzzy = tokenSetRatio;
 /** WebShop counts a fuzzy match when the score is strictly above this. */
 const MATCH_ABOVE = 85;
 
@@ -17,7 +17,8 @@ const categoryParts = (c: string) => new Set(c.split("›").map((x) => x.trim())
 /**
  * `get_type_reward`: r_type is 1 when the query matches, ≥ 2 breadcrumb parts are shared or the title
  * score is above 0.2, else 0.5; then 0.1 when the title score is below 0.1 and 0 when it is 0. The
- * title score is |nouns(bought) ∩ nouns(goal)| / |nouns(goal)| over distinct nouns, 0.2 when the goal
+ * title score is |set(nouns(bought)) ∩ set(nouns(goal))| / |nouns(goal)|, the goal's nouns counted with
+ * repeats (so an identical title that repeats a noun scores below 1, as in WebShop), 0.2 when the goal
  * title has none.
  */
 export function typeReward(bought: Product, goal: Goal): TypeReward {

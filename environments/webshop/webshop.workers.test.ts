@@ -5,6 +5,7 @@ import { describeConformance } from "../../tests/conformance/index.js";
 import { saveDataset } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
 import { createEnvironmentApp } from "../kit/index.js";
+import { tokenSetRatio } from "./fuzzy.js";
 import { importWebshopAnnotations, importWebshopProducts } from "./importers.js";
 import { createWebshop, createWebshopReal } from "./index.js";
 
@@ -132,5 +133,14 @@ describe("webshop inside workerd", () => {
       last = r;
     }
     expect(last).toMatchObject({ done: true, reward: 1 });
+  });
+});
+
+describe("WebShop's fuzzy match inside workerd (fuzzball's ESM build, difflib ratio; issue 17)", () => {
+  it("scores as thefuzz 0.19.0: 85 for the binoculars pair, 100 for ｘｌ and for x‑large vs x-large", () => {
+    // Worked out in fuzzy.test.ts: max(2·14/34, 2·14/33, 2·16/39) = 84.85 → 85.
+    expect(tokenSetRatio("10x50 uhd binoculars", "8x40 uhd binoculars")).toBe(85);
+    expect(tokenSetRatio("ｘｌ", "ｘｌ")).toBe(100);
+    expect(tokenSetRatio("x\u2011large", "x-large")).toBe(100);
   });
 });
