@@ -6,6 +6,7 @@ import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/index.js";
 import { type Listening, listen } from "../../environments/node/listen.js";
 import { search } from "../../environments/search/index.js";
+import { webshop } from "../../environments/webshop/index.js";
 import { Manifest } from "../../shared/protocol.js";
 import { verifyReceipt } from "../../shared/receipt.js";
 import { connectMcp, playExpertOverMcp, resultText } from "./play.js";
@@ -84,6 +85,18 @@ describe("MCP on the Node host", () => {
     expect(log.final).toMatchObject({ reward: 1, done: true });
     const verified = await verifyReceipt(String(log.final.receipt), (await manifestOf("search")).publicKey);
     expect(verified.ok && verified.value.task).toEqual({ split: "train", index: 3 });
+    await client.close();
+  });
+
+  it("ends a WebShop episode with the tool that buys, which returns the reward and receipt", async () => {
+    const { client } = await connectMcp(`${base("webshop")}/mcp?split=train&index=0`);
+    const log = await playExpertOverMcp(client, webshop, { bindings }, { split: "train", index: 0 });
+    expect(log.calls.every((c) => c.name === "env_step")).toBe(true);
+    expect(log.calls.at(-1)?.arguments).toEqual({ command: "click[buy now]" });
+    expect(log.final).toMatchObject({ reward: 1, done: true, truncated: false });
+    expect((await verifyReceipt(String(log.final.receipt), (await manifestOf("webshop")).publicKey)).ok).toBe(
+      true,
+    );
     await client.close();
   });
 
