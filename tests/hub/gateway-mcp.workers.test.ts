@@ -2,6 +2,7 @@ import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { calculator } from "../../environments/calculator/index.js";
+import { createHubApp } from "../../hub/app.js";
 import { Manifest } from "../../shared/protocol.js";
 import { verifyReceipt } from "../../shared/receipt.js";
 import { connectMcp, playExpertOverMcp } from "../mcp/play.js";
@@ -39,6 +40,35 @@ describe("MCP through the hub gateway", () => {
     expect(
       verified.ok && [verified.value.env, verified.value.contentHash, verified.value.finalReward],
     ).toEqual(["calculator", manifest.contentHash, 1]);
+    await client.close();
+  });
+
+  it("forwards to an external endpoint's /mcp, query and session header included", async () => {
+    // A hub whose outbound fetches reach this worker: the endpoint is the worker's own /envs/calculator.
+    const external = createHubApp({ fetch: (r) => SELF.fetch(r) });
+    const viaExternal = async (input: string | URL | Request, init?: RequestInit) =>
+      external.fetch(new Request(input, init), env);
+    const a = await newTeam(hub);
+    const { name } = await newEnv(hub, a, { visibility: "private" });
+    const published = await hubClient(async (r) => external.fetch(r, env)).call(
+      "POST",
+      `/v1/envs/${a.team}/${name}/versions`,
+      { token: a.token, body: { version: "2.0.0", endpoint: "http://envs.test/envs/calculator" } },
+    );
+    expect(published.status).toBe(201);
+    const { client } = await connectMcp(
+      `http://hub.test/v1/envs/${a.team}/${name}@2.0.0/mcp?split=train&index=5`,
+      {
+        fetch: viaExternal,
+        headers: { authorization: `Bearer ${a.token}` },
+      },
+    );
+    const log = await playExpertOverMcp(client, calculator, runtime, { split: "train", index: 5 });
+    // Task train/5: 10 stamps and 8 packs of 10: 10 + 8*10 = 10 + 80 = 90.
+    expect(log.calls.map((c) => c.text.split("\n")[0])).toEqual([
+      "90",
+      "the episode is over: reward 1, return 1 over 2 steps",
+    ]);
     await client.close();
   });
 
