@@ -5,6 +5,9 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { LocalHub } from "../pipeline/local-hub.js";
 import { startTestHub } from "../pipeline/test-hub.js";
+import type { Trajectory } from "../rollout/types.js";
+import { formatEvalTable } from "../train/eval-config.js";
+import { HubEvalRun } from "../train/hub-eval.js";
 import { registerHub } from "./hub-commands.js";
 
 let hub: LocalHub;
@@ -234,5 +237,40 @@ describe("edgegym's hub commands against a real local hub", () => {
     expect(show.out).toMatch(/verified episodes 1 of 10 tasks/);
     const missing = await cli("evals", "show", "run_nope", "--token", hub.token);
     expect(missing).toMatchObject({ code: 2, err: expect.stringMatching(/\(not_found\)$/) });
+  });
+
+  it("eval --upload's run reports why the hub rejected receipts", async () => {
+    const created = await HubEvalRun.create(hub.url, hub.token, {
+      env: "edgegym/calculator@1.0.0",
+      split: "test",
+      tasks: { count: 2 },
+      model: { name: "cli-rejected" },
+    });
+    if (!created.ok) throw new Error(created.error);
+    // Two episodes the hub never issued to this run, with receipts that are not even signed.
+    const forged = (episodeId: string) =>
+      ({
+        episodeId,
+        steps: [{ receipt: "e30.e30.c2ln", action: "#### 0", reward: 0, done: true }],
+      }) as unknown as Trajectory;
+    const up = await created.value.upload([forged("ep_a"), forged("ep_b")]);
+    if (!up.ok) throw new Error(up.error);
+    expect(up.value).toMatchObject({ accepted: 0, rejected: 2 });
+    expect(up.value.rejections).toEqual([expect.stringMatching(/^2 × invalid_receipt: receipt rejected: /)]);
+    // `edgegym eval --upload` prints the reasons under the count in its table.
+    const summary = { env: "hub://edgegym/calculator@1.0.0", policy: "p", split: "test", episodes: 2 };
+    const table = formatEvalTable({
+      ...summary,
+      success: 0,
+      reward: 0,
+      steps: 1,
+      toolCalls: 0,
+      infraFailures: 0,
+      failures: [],
+      hub: { run: created.value.id, ...up.value, verified: 0, successRate: 0 },
+    });
+    expect(table).toMatch(
+      /receipts accepted +0 \(rejected 2\)\n +rejected: 2 × invalid_receipt: receipt rejected: /,
+    );
   });
 });

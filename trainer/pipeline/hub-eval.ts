@@ -25,6 +25,8 @@ export type HubEvalResult = {
   aggregate: EvalAggregate;
   /** Receipts the hub rejected (should be 0). */
   rejected: number;
+  /** The hub's reasons for them, `count × code: detail`. */
+  rejections: string[];
   trajectories: Trajectory[];
 };
 
@@ -78,5 +80,11 @@ export async function runHubEval(
   const aggregate = await run.finish();
   if (!aggregate.ok) return aggregate;
   if (!aggregate.value) return err(`eval run ${run.id} finished without an aggregate`);
-  return ok({ runId: run.id, aggregate: aggregate.value, rejected: uploaded.value.rejected, trajectories });
+  return ok({
+    runId: run.id,
+    aggregate: aggregate.value,
+    rejected: uploaded.value.rejected,
+    rejections: uploaded.value.rejections,
+    trajectories,
+  });
 }

@@ -154,6 +154,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         io.log(
           `eval ${label}: success ${a.successRate.toFixed(3)}, reward ${a.meanReturn.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
         );
+        for (const why of ran.value.rejections) io.log(`eval ${label}: the hub rejected ${why}`);
         const result: EvalDone = {
           runId: ran.value.runId,
           model,

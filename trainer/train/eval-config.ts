@@ -82,7 +82,15 @@ export type EvalSummary = {
   /** One line per kind of infrastructure failure: its count and first error. */
   failures: string[];
   /** The hub's verdict when uploaded: its run id, receipts accepted/rejected and its aggregate. */
-  hub?: { run: string; accepted: number; rejected: number; verified: number; successRate: number };
+  hub?: {
+    run: string;
+    accepted: number;
+    rejected: number;
+    /** Why the hub rejected receipts: `count × code: detail`, one per distinct reason. */
+    rejections: string[];
+    verified: number;
+    successRate: number;
+  };
 };
 
 /** The summary as an aligned two-column text table. */
@@ -102,6 +110,7 @@ export function formatEvalTable(s: EvalSummary): string {
       ? ([
           ["hub run", s.hub.run],
           ["receipts accepted", `${s.hub.accepted} (rejected ${s.hub.rejected})`],
+          ...s.hub.rejections.map((why) => ["", `rejected: ${why}`]),
           ["hub verified", String(s.hub.verified)],
           ["hub success rate", s.hub.successRate.toFixed(3)],
         ] as [string, string][])

@@ -150,7 +150,14 @@ describe("eval --upload (hub evaluation)", () => {
       expect(transcript.steps.at(-1)?.done).toBe(true);
     }
     expect(hub.seen.auth.every((a) => a === "Bearer tok")).toBe(true);
-    expect(result.value.hub).toEqual({ run: "run_1", accepted: 3, rejected: 0, verified: 3, successRate: 0 });
+    expect(result.value.hub).toEqual({
+      run: "run_1",
+      accepted: 3,
+      rejected: 0,
+      rejections: [],
+      verified: 3,
+      successRate: 0,
+    });
     expect(formatEvalTable(result.value)).toContain("hub run            run_1");
   });
 

@@ -47,8 +47,13 @@ export class HubEvalRun {
     return err(failure);
   };
 
-  /** Uploads the receipt of every finished episode; returns how many the hub accepted. */
-  async upload(trajectories: readonly Trajectory[]): Promise<Result<{ accepted: number; rejected: number }>> {
+  /**
+   * Uploads the receipt of every finished episode; returns how many the hub accepted and, for the
+   * rejected ones, the hub's reasons (`3 × invalid_receipt: …`, one line per distinct reason).
+   */
+  async upload(
+    trajectories: readonly Trajectory[],
+  ): Promise<Result<{ accepted: number; rejected: number; rejections: string[] }>> {
     const episodes = trajectories.flatMap((t) => {
       const receipt = t.steps.at(-1)?.receipt;
       if (!receipt || !t.episodeId) return [];
@@ -66,14 +71,23 @@ export class HubEvalRun {
     });
     let accepted = 0;
     let rejected = 0;
+    const reasons = new Map<string, number>();
     for (let from = 0; from < episodes.length; from += MAX_EPISODE_BATCH) {
       const r = await call(this.hub, this.token, `/v1/evals/${this.id}/episodes`, EpisodeResults, {
         episodes: episodes.slice(from, from + MAX_EPISODE_BATCH),
       });
       if (!r.ok) return r;
-      for (const item of r.value.results) item.ok ? accepted++ : rejected++;
+      for (const item of r.value.results) {
+        if (item.ok) accepted++;
+        else {
+          rejected++;
+          const why = `${item.error.code}: ${item.error.detail ?? item.error.title}`;
+          reasons.set(why, (reasons.get(why) ?? 0) + 1);
+        }
+      }
     }
-    return ok({ accepted, rejected });
+    const rejections = [...reasons].sort((a, b) => b[1] - a[1]).map(([why, n]) => `${n} × ${why}`);
+    return ok({ accepted, rejected, rejections });
   }
 
   /** Closes the run; the hub's aggregate counts tasks without a verified episode as failures. */
