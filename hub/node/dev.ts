@@ -117,11 +117,14 @@ async function publishBuiltins(token: string): Promise<void> {
     const v = await call("POST", `/v1/envs/${TEAM}/${name}/versions`, token, { version, builtin: name });
     const fresh = env.status === 201 || v.status === 201;
     // An env whose data is not imported has no tasks and is refused; the hub's detail says how to import.
-    if (v.status !== 201 && v.status !== 409)
+    if (v.status !== 201 && v.status !== 409) {
+      const detail = String(v.body?.detail ?? JSON.stringify(v.body));
+      // For a refused empty version, the env's own words (which command imports its data) are enough.
+      const envSays = detail.split("; the environment says: ")[1];
       console.error(
-        `hub: ${TEAM}/${name}@${version} not published: ${String(v.body?.detail ?? JSON.stringify(v.body))}`,
+        `hub: ${TEAM}/${name}@${version} not published, ${envSays ? `no tasks: ${envSays}` : detail}`,
       );
-    else console.log(`hub: ${TEAM}/${name}@${version} ${fresh ? "published" : "already published"}`);
+    } else console.log(`hub: ${TEAM}/${name}@${version} ${fresh ? "published" : "already published"}`);
   }
 }
 
