@@ -9,8 +9,9 @@ import { SearchTask } from "../../environments/search/task.js";
 export const HOTPOTQA_IMPORTERS = { official: importHotpotqa, hf: importHotpotqaHf } as const;
 
 /**
- * The search expert on a HotpotQA file imported as `train`: it searches each supporting title not yet
- * seen in the results, then answers. `direct` counts the questions it answered right in at most one
+ * The search expert on a HotpotQA file imported as `train`: it searches for each supporting passage not
+ * yet shown whole (its title, else the title with the question or with the passage's opening), then
+ * answers. `direct` counts the questions it answered right in at most one
  * step per supporting title plus the answer, i.e. when every search found its passage. Shared by the
  * tests (the committed slices) and `npm run check:data` (the whole files).
  */
