@@ -246,7 +246,7 @@ export async function generate(
         const d = drawToken(values, at * c.vocabSize, c.vocabSize, opts.temperature, opts.topP, random);
         (result.tokens[row] as number[]).push(d.token);
         (result.logprobs[row] as number[]).push(d.logprob);
-        if (stops.has(d.token)) result.finished[row] = true;
+        if (opts.onToken?.(row, d.token) === true || stops.has(d.token)) result.finished[row] = true;
         return d.token;
       });
       const keep = live.flatMap((row, at) => (result.finished[row] ? [] : [at]));

@@ -115,6 +115,12 @@ export interface SampleOptions {
    * Default `PASS_ELEMENTS`.
    */
   prefillElements?: number;
+  /**
+   * Called with each token as it is drawn (`row` indexes `prompts`); returning true ends that row
+   * there, as a stop id would (its `finished` is then true). The server streams and applies
+   * per-request stop strings and max_tokens through it.
+   */
+  onToken?: (row: number, token: number) => boolean | undefined;
 }
 
 export interface SampleResult {
