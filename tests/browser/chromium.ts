@@ -19,8 +19,8 @@ export const CHROMIUM_FLAGS = [
 const SYSTEM_CHROMIUMS = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
 /** Where a Chromium may be: `EDGEGYM_CHROMIUM`, the one inside `@sparticuz/chromium` (Linux x64), a system one. */
-async function candidates(): Promise<{ from: string; path: () => Promise<string> }[]> {
-  const list: { from: string; path: () => Promise<string> }[] = [];
+async function candidates(): Promise<Candidate[]> {
+  const list: Candidate[] = [];
   const own = process.env.EDGEGYM_CHROMIUM;
   if (own) list.push({ from: "EDGEGYM_CHROMIUM", path: async () => own });
   if (process.platform === "linux" && process.arch === "x64") {
@@ -36,23 +36,33 @@ async function candidates(): Promise<{ from: string; path: () => Promise<string>
 
 export type TestBrowser = { context: BrowserContext; executable: string; close: () => Promise<void> };
 
+export type Candidate = { from: string; path: () => Promise<string> };
+type Launch = (executable: string, profile: string) => Promise<BrowserContext>;
+
+/** Playwright's persistent context: the profile folder is the fresh `--user-data-dir`. */
+const launchPersistent: Launch = (executable, profile) =>
+  chromium.launchPersistentContext(profile, {
+    executablePath: executable,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    timeout: 30_000,
+  });
+
 /**
  * A Chromium with a fresh profile (`--user-data-dir` in a new temp folder). Tries each candidate in
  * turn; when none launches it throws, naming what to install: the browser tests never skip.
  */
-export async function launchChromium(): Promise<TestBrowser> {
+export async function launchChromium(
+  list?: Candidate[],
+  launch: Launch = launchPersistent,
+): Promise<TestBrowser> {
   const failures: string[] = [];
-  for (const c of await candidates()) {
+  for (const c of list ?? (await candidates())) {
     let executable = "";
     const profile = await mkdtemp(join(tmpdir(), "edgegym-chromium-"));
     try {
       executable = await c.path();
-      const context = await chromium.launchPersistentContext(profile, {
-        executablePath: executable,
-        headless: true,
-        args: CHROMIUM_FLAGS,
-        timeout: 30_000,
-      });
+      const context = await launch(executable, profile);
       const close = async () => {
         await context.close();
         await rm(profile, { recursive: true, force: true });
