@@ -23,6 +23,8 @@ import {
  * without telemetry or update checks, and its migration tables are summed up in one line.
  */
 const TEAM = "edgegym";
+/** Deadline of each call to the local hub while bootstrapping (a first dataset load can take a while). */
+const CALL_TIMEOUT_MS = 60_000;
 
 type Local = { bootstrap: string; url?: string; team?: string; token?: string; tokenId?: string };
 
@@ -62,6 +64,7 @@ async function call(
 ): Promise<{ status: number; body: Record<string, unknown> | null }> {
   const res = await fetch(url + path, {
     method,
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
@@ -72,7 +75,7 @@ async function waitForHub(child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error("wrangler dev exited");
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
+      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) return;
     } catch {
       // not listening yet
     }
@@ -99,11 +102,14 @@ async function bootstrap(local: Local): Promise<Local> {
 
 /** Publishes each built-in env as the public `edgegym/<name>`; repeats are conflicts and are skipped. */
 async function publishBuiltins(token: string): Promise<void> {
-  const index = (await (await fetch(`${url}/envs`)).json()) as {
+  const signal = () => AbortSignal.timeout(CALL_TIMEOUT_MS);
+  const index = (await (await fetch(`${url}/envs`, { signal: signal() })).json()) as {
     environments: { name: string; version: string }[];
   };
   for (const { name, version } of index.environments) {
-    const manifest = (await (await fetch(`${url}/envs/${name}/v1/manifest`)).json()) as {
+    const manifest = (await (
+      await fetch(`${url}/envs/${name}/v1/manifest`, { signal: signal() })
+    ).json()) as {
       description?: string;
     };
     const body = {
@@ -138,7 +144,8 @@ if (migrate.status !== 0) {
   process.exit(migrate.status ?? 1);
 }
 console.log(migrationsLine(migrateOutput));
-const secrets = secretEnvFile({ HUB_ADMIN_TOKEN: local.bootstrap });
+// A local hub publishes envs served on this machine (`npm run envs`); a deployed hub refuses them.
+const secrets = secretEnvFile({ HUB_ADMIN_TOKEN: local.bootstrap, HUB_ALLOW_PRIVATE_UPSTREAMS: "true" });
 process.on("exit", secrets.remove);
 const child = spawn(
   WRANGLER_BIN,
