@@ -24,6 +24,20 @@ import { runPage } from "./run.js";
 import { readSession, type WebEnv } from "./session.js";
 import { CSS_PATH, HUB_CSS } from "./style.js";
 
+/**
+ * Defence in depth under the escaping: the pages run no script at all, load nothing from elsewhere and
+ * can't be framed; signed-in pages (new token secrets among them) are never cached.
+ */
+function secure(res: Response, signedIn: boolean): void {
+  res.headers.set(
+    "content-security-policy",
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+  res.headers.set("x-content-type-options", "nosniff");
+  res.headers.set("referrer-policy", "same-origin");
+  if (signedIn) res.headers.set("cache-control", "no-store");
+}
+
 /** First path segments that belong to the API and the hosted envs, never to a team's page. */
 const RESERVED = new Set(["v1", "envs", "static", "runs"]);
 
@@ -39,7 +53,9 @@ export function webApp({ now }: RouteDeps): Hono<WebEnv> {
     async (c) => {
       c.set("web", await readSession(c, now()));
       if (RESERVED.has(c.req.param("owner") ?? "")) return c.notFound();
-      return h(c);
+      const res = await h(c);
+      secure(res, c.get("web").principal.kind === "token");
+      return res;
     };
   const origin = csrf();
 
@@ -84,7 +100,7 @@ export function webApp({ now }: RouteDeps): Hono<WebEnv> {
   );
   web.post("/:owner/:name/shares/:team/revoke", origin, page(unsharePost));
 
-  web.onError((e, c) => {
+  web.onError(async (e, c) => {
     const status = (
       e instanceof EdgegymError ? e.status : e instanceof HTTPException ? e.status : 500
     ) as ContentfulStatusCode;
@@ -107,7 +123,9 @@ export function webApp({ now }: RouteDeps): Hono<WebEnv> {
           : "Something went wrong on the hub.";
     const body = html`<h1>${title}</h1><div class="error" role="alert">${detail}</div>
       ${status === 401 ? html`<p><a href="/sign-in">Sign in</a></p>` : html`<p><a href="/">Back to the hub</a></p>`}`;
-    return c.html(layout(c, title, body), status);
+    const res = await c.html(layout(c, title, body), status);
+    secure(res, c.get("web").principal.kind === "token");
+    return res;
   });
   return web;
 }

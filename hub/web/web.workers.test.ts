@@ -86,6 +86,9 @@ describe("the web hub escapes everything users write", () => {
     const card = await page(`/${a.team}/${name}`);
     expect(card.status).toBe(200);
     expect(card.headers.get("content-type")).toContain("text/html");
+    // Under the escaping, the policy forbids any script on the pages.
+    expect(card.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(card.headers.get("content-security-policy")).not.toContain("script-src");
     expectEscaped(card.text);
     expect(card.text).toContain("&lt;img src=x onerror=alert(1)&gt;");
 

@@ -255,8 +255,16 @@ describe("the web hub in Chromium", () => {
     await page.click('button:has-text("Share")');
     await expect(page.locator("table.shares").textContent()).resolves.toContain(otherTeam);
     await shot("env-shares");
-    const shares = await api("GET", `/v1/envs/edgegym/${privateEnv}`);
-    expect(shares.status).toBe(200);
+    await expect(page.locator("table.shares td").nth(1).textContent()).resolves.toBe("read");
+    // Re-sharing changes the role; revoking removes the share.
+    await page.fill('form[action$="/shares"] input[name="team"]', otherTeam);
+    await page.selectOption('form[action$="/shares"] select[name="role"]', "publish");
+    await page.click('button:has-text("Share")');
+    await expect(page.locator("table.shares td").nth(1).textContent()).resolves.toBe("publish");
+    await page.locator("table.shares").locator('button:has-text("Revoke")').click();
+    await expect(page.getByText("Not shared with any team.").textContent()).resolves.toBe(
+      "Not shared with any team.",
+    );
   });
 
   it("renders the API reference from the hub's own Scalar bundle", async () => {
