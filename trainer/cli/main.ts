@@ -3,6 +3,7 @@ import { registerDemos } from "./demos.js";
 import { registerEval } from "./eval.js";
 import { registerHub } from "./hub-commands.js";
 import { UserError } from "./run-io.js";
+import { registerServe } from "./serve.js";
 import { registerSft } from "./sft.js";
 import { registerTrain } from "./train.js";
 
@@ -32,6 +33,7 @@ registerSft(program);
 registerTrain(program);
 registerEval(program);
 registerDemos(program);
+registerServe(program);
 registerHub(program);
 
 try {
