@@ -138,6 +138,42 @@ describe("trajectories read back through the API", () => {
   });
 });
 
+describe("episode pages", () => {
+  it("pages episodes in task order, and a private run's episodes are 404 to others", async () => {
+    const a = await newTeam(hub);
+    const { ref } = await newEnv(hub, a);
+    const run = await hub.call("POST", "/v1/evals", {
+      token: a.token,
+      body: { env: ref, split: "train", tasks: { count: 3 }, model: { name: "pager" } },
+    });
+    const id = run.body.id as string;
+    const episodes = [];
+    for (const index of [2, 0]) {
+      const s = await hub.call("POST", `/v1/evals/${id}/sessions`, { token: a.token, body: { index } });
+      const played = await playEpisode(hub, a.token, `/v1/evals/${id}`, s.body.session, false);
+      episodes.push({ episodeId: s.body.episodeId, receipt: played.receipt });
+    }
+    await hub.call("POST", `/v1/evals/${id}/episodes`, { token: a.token, body: { episodes } });
+    const first = await hub.call("GET", `/v1/evals/${id}/episodes?limit=1`, { token: a.token });
+    expect(first.body.episodes.map((e: { taskIndex: number }) => e.taskIndex)).toEqual([0]);
+    expect(first.body).toMatchObject({ total: 2, nextTask: 2 });
+    expect(first.body.episodes[0].trajectory).toBeNull();
+    const second = await hub.call("GET", `/v1/evals/${id}/episodes?limit=1&fromTask=2`, { token: a.token });
+    expect(second.body.episodes.map((e: { taskIndex: number }) => e.taskIndex)).toEqual([2]);
+    expect(second.body.nextTask).toBeNull();
+    // The run is not public: anonymous readers and other teams get the same 404 as for no run.
+    const b = await newTeam(hub);
+    expect((await hub.call("GET", `/v1/evals/${id}/episodes`)).status).toBe(404);
+    expect((await hub.call("GET", `/v1/evals/${id}/episodes`, { token: b.token })).status).toBe(404);
+    expect((await page(`/runs/${id}`)).status).toBe(404);
+    const own = await page(`/runs/${id}?from=2`, { cookie: `edgegym_token=${a.token}` });
+    expect(own.status).toBe(200);
+    expect(own.text).toContain("<strong>task 2</strong>");
+    expect(own.text).not.toContain("<strong>task 0</strong>");
+    expect(own.text).toContain("No trajectory was uploaded with this episode.");
+  });
+});
+
 describe("private envs and signed-in pages", () => {
   it("a private env is 404 on the web to anonymous visitors and other teams, as on the API", async () => {
     const a = await newTeam(hub);
