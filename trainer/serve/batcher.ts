@@ -52,6 +52,11 @@ export class Batcher {
     private readonly onCall: (rows: number, requests: number) => void = () => {},
   ) {}
 
+  /** Requests waiting for a call. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   submit(job: Job): Promise<Choice[]> {
     const key =
       job.temperature === 0

@@ -11,7 +11,7 @@ export class ScriptedModel implements Generator {
   readonly calls: { prompts: number[][]; opts: SampleOptions }[] = [];
   private gate: Promise<void> | undefined;
   private open: (() => void) | undefined;
-  /** Resolves when the model is inside a call, for tests that queue requests behind it. */
+  /** Resolves when a call has started (since the last `hold`), for tests that queue requests behind it. */
   entered: Promise<void>;
   private enter: () => void = () => {};
 
@@ -24,8 +24,11 @@ export class ScriptedModel implements Generator {
     });
   }
 
-  /** The next calls wait in `sample` until `release`. */
+  /** The next calls wait in `sample` until `release`; `entered` resolves when the next one starts. */
   hold(): void {
+    this.entered = new Promise((r) => {
+      this.enter = r;
+    });
     this.gate = new Promise((r) => {
       this.open = r;
     });
