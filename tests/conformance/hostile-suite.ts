@@ -102,7 +102,9 @@ export function hostileTests(s: Suite): void {
     expect(p.issues?.[0]?.message).toContain(`${MAX_DEPTH}`);
     const batch = await s.client.post("/v1/step:batch", `{"steps":[${deep}]}`);
     expect(batch.status).toBe(200);
-    expect(((await batch.json()) as { results: unknown[] }).results[0]).toMatchObject({ error: { code: "invalid_request" } });
+    expect(((await batch.json()) as { results: unknown[] }).results[0]).toMatchObject({
+      error: { code: "invalid_request" },
+    });
     await expectProblem(
       await s.client.post("/v1/step", { session, action: call(nested(MAX_DEPTH + 1)) }),
       "invalid_request",
