@@ -3,6 +3,7 @@ import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
 import { type RopePair, type RopeTables, ropePrefix, rotateColumns } from "./rope.js";
+import { gatherRows } from "./vocab-ops.js";
 import type { LayerWeights, Weights } from "./weights.js";
 
 /** Large negative instead of −∞ so fully masked rows (padding) stay finite. */
@@ -109,13 +110,11 @@ export function causalMask(t: number): tf.Tensor2D {
 }
 
 /**
- * Token embedding as one-hot @ table (one-hot made as int32 and cast: the wasm OneHot kernel writes
- * int bits into float32 outputs): a matmul has a gradient on every backend, while gather's needs
- * UnsortedSegmentSum, which the wasm backend lacks.
+ * Token embedding as a row gather whose gradient scatter-adds into the rows used ({@link gatherRows}):
+ * no `[B·T, V]` one-hot, and no UnsortedSegmentSum kernel (which tfjs-wasm lacks).
  */
 export function embedTrainable(ids: tf.Tensor2D, embed: tf.Tensor2D): tf.Tensor2D {
-  const flat = tf.reshape(ids, [-1]) as tf.Tensor1D;
-  return matmul(tf.cast(tf.oneHot(flat, embed.shape[0]), "float32") as tf.Tensor2D, embed);
+  return gatherRows(embed, tf.reshape(ids, [-1]) as tf.Tensor1D);
 }
 
 /**

@@ -11,6 +11,7 @@ import { forwardHidden, lmHead } from "./forward.js";
 import { generate } from "./generate.js";
 import { matmul } from "./matmul.js";
 import { disposeRope, type RopeTables, ropeTables } from "./rope.js";
+import { targetScores } from "./vocab-ops.js";
 import { disposeWeights, initWeights, type Weights, weightList } from "./weights.js";
 
 /** Qwen2/Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention. */
@@ -42,23 +43,24 @@ export class Transformer implements PolicyModel {
   }
 
   /**
-   * logprobs[b,t] = log softmax(logits[b,t])[targets[b,t]] (through a one-hot product, which has a
-   * gradient everywhere); entropy[b,t] = −Σ_v p_v log p_v; values[b,t] = h[b,t]·w_v + b_v.
+   * logprobs[b,t] = log softmax(logits[b,t])[targets[b,t]] and entropy[b,t] = −Σ_v p_v log p_v, by a
+   * chunked log-softmax + gather ({@link targetScores}: no `[B·T, V]` one-hot or whole logits);
+   * values[b,t] = h[b,t]·w_v + b_v.
    */
   evaluate(ids: tf.Tensor2D, targets: tf.Tensor2D, opts: EvaluateOptions = {}): Evaluation {
     if (opts.values && !this.weights.valueHead) throw new Error("this model has no value head");
     const [b, t] = ids.shape;
     const out = tf.tidy(() => {
       const hidden = this.hidden(ids);
-      const logp = tf.logSoftmax(lmHead(hidden, this.weights));
-      const picked = tf.cast(
-        tf.oneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, this.config.vocabSize),
-        "float32",
-      );
-      const result: Record<string, tf.Tensor2D> = {
-        logprobs: tf.reshape(tf.sum(tf.mul(logp, picked), -1), [b, t]),
-      };
-      if (opts.entropy) result.entropy = tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)), [b, t]);
+      const { lmHead: untied, embed } = this.weights;
+      const head = untied
+        ? { weight: untied as tf.Tensor2D, tied: false }
+        : { weight: embed as tf.Tensor2D, tied: true };
+      const scores = targetScores(hidden, head, Int32Array.from(targets.dataSync()), {
+        entropy: opts.entropy === true,
+      });
+      const result: Record<string, tf.Tensor2D> = { logprobs: tf.reshape(scores.logprobs, [b, t]) };
+      if (scores.entropy) result.entropy = tf.reshape(scores.entropy, [b, t]);
       if (opts.values && this.weights.valueHead) result.values = this.valueHeadOf(hidden, b, t);
       return result;
     });
