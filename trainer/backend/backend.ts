@@ -5,6 +5,7 @@ import "@tensorflow/tfjs-backend-cpu";
 import "@tensorflow/tfjs-backend-wasm";
 import { err, ok, type Result } from "../../shared/result.js";
 import { BACKENDS, type BackendName } from "../policy/types.js";
+import { explainNativeFailure, noGpuDevice } from "./native-errors.js";
 
 /** The native bindings register under these packages; both are optional and absent on most machines. */
 const NATIVE_PACKAGES: Partial<Record<BackendName, string>> = {
@@ -28,13 +29,22 @@ async function tryBackend(name: BackendName): Promise<Result<void>> {
       // A variable specifier keeps bundlers and tsc from requiring the optional package.
       const specifier: string = pkg;
       await import(specifier);
-    } catch {
-      return err(`${pkg} is not installed`);
+    } catch (e) {
+      // tfjs-node-gpu without a GPU leaves TensorFlow's CPU backend registered: use it over wasm.
+      if (name !== "tensorflow" || tf.findBackendFactory("tensorflow") === null)
+        return err(explainNativeFailure(pkg, e));
     }
   }
   try {
     const ready = await tf.setBackend(registeredName(name));
-    return ready ? ok(undefined) : err(`${name} backend failed to initialise`);
+    if (!ready) return err(`${name} backend failed to initialise`);
+    // Without CUDA 11.2 libraries TensorFlow falls back to the CPU silently; say so instead.
+    if (
+      name === "tensorflow-gpu" &&
+      (tf.backend() as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === false
+    )
+      return err(noGpuDevice(pkg ?? name));
+    return ok(undefined);
   } catch (e) {
     return err(`${name} backend failed: ${e instanceof Error ? e.message : String(e)}`);
   }
