@@ -17,7 +17,7 @@ const close = (a: tf.Tensor, b: tf.Tensor, tol = 1e-5) => {
 function oneHotScores(h: tf.Tensor2D, w: tf.Tensor2D, tied: boolean, targets: number[]) {
   const logits = tied ? tf.matMul(h, w, false, true) : tf.matMul(h, w);
   const logp = tf.logSoftmax(logits);
-  const picked = tf.cast(tf.oneHot(tf.tensor1d(targets, "int32"), logits.shape[1]), "float32");
+  const picked = tf.cast(tf.oneHot(tf.tensor1d(targets, "int32"), logits.shape[1] as number), "float32");
   return {
     logprobs: tf.sum(tf.mul(logp, picked), -1),
     entropy: tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)),
