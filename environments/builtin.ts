@@ -1,9 +1,9 @@
-import { calculator, calculatorGsm8k } from "./calculator/index.js";
-import { code, codeGsm8k } from "./code/index.js";
+import { calculator, calculatorGsm8k, calculatorLevels } from "./calculator/index.js";
+import { code, codeGsm8k, codeLevels } from "./code/index.js";
 import type { Environment } from "./kit/index.js";
 import { lookup } from "./lookup/index.js";
-import { search, searchHotpotqa, searchMusique } from "./search/index.js";
-import { webshop, webshopReal, webshopRealHuman } from "./webshop/index.js";
+import { search, searchHotpotqa, searchLevels, searchMusique } from "./search/index.js";
+import { webshop, webshopLevels, webshopReal, webshopRealHuman } from "./webshop/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
 export const builtinEnvironments: readonly Environment[] = [
@@ -18,6 +18,11 @@ export const builtinEnvironments: readonly Environment[] = [
   searchHotpotqa,
   searchMusique,
   lookup,
+  // The easier levels of the procedural envs (`<name>-l<k>`; the top level is the env's own name).
+  ...calculatorLevels,
+  ...codeLevels,
+  ...searchLevels,
+  ...webshopLevels,
 ];
 
 export function findBuiltin(name: string): Environment | undefined {

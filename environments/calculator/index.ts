@@ -2,11 +2,12 @@ import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment } from "../kit/index.js";
+import { checkLevel, levelName, withLevel } from "../kit/levels.js";
 import type { TaskSource } from "../kit/types.js";
 import { type AnswerFormat, extractAnswer, sameNumber } from "./answer.js";
 import { evaluate, formatNumber } from "./evaluator.js";
 import { GSM8K_DATASET } from "./gsm8k.js";
-import { type CalcTask, PROCEDURAL_SPLITS, proceduralTask } from "./tasks.js";
+import { CALCULATOR_LEVELS, type CalcTask, PROCEDURAL_SPLITS, proceduralTask } from "./tasks.js";
 
 export type CalculatorConfig = {
   /**
@@ -22,6 +23,11 @@ export type CalculatorConfig = {
    * rule, lm-eval-harness's flexible-extract). See `answer.ts`.
    */
   answerFormat: AnswerFormat;
+  /**
+   * Difficulty level of the procedural tasks, 1 to `CALCULATOR_LEVELS − 1` (see `tasks.ts`); absent
+   * means the top level, today's tasks, so the built-in `calculator`'s content hash is unchanged.
+   */
+  level?: number;
 };
 
 export const DEFAULT_CALCULATOR_CONFIG: CalculatorConfig = {
@@ -63,6 +69,26 @@ export const PROCEDURAL_VARIANT: CalculatorVariant = {
   },
 };
 
+/** The procedural tasks of one level: `calculator-l<level>` below the top, `calculator` at it. */
+export function proceduralVariant(level: number): CalculatorVariant {
+  if (level >= CALCULATOR_LEVELS) return PROCEDURAL_VARIANT;
+  return {
+    name: levelName("calculator", level, CALCULATOR_LEVELS),
+    description: `${PROCEDURAL_VARIANT.description} Level ${level} of ${CALCULATOR_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
+    tasks: {
+      ...PROCEDURAL_VARIANT.tasks,
+      id: `calculator-procedural/2/l${level}`,
+      get: (split, index) => proceduralTask(split, index, level),
+    },
+  };
+}
+
+const LEVEL_TEXT: Record<number, string> = {
+  1: "one operation (+ or − on numbers up to 20, × or ÷ within the times table)",
+  2: "two operations",
+  3: "up to three operations",
+};
+
 const MAX_STEPS = 6;
 
 /**
@@ -74,10 +100,16 @@ export function expertCalls(calls: readonly string[], step: number): string[] {
   return calls.slice(step * perAction, (step + 1) * perAction);
 }
 
+/**
+ * A calculator env; without a variant, the procedural tasks of `config.level` (1 to
+ * `CALCULATOR_LEVELS`, the top when absent). The level is in the config and the task source's id, so
+ * each level has its own content hash; the top level is kept out of both (`kit/levels.ts`).
+ */
 export function createCalculator(
-  config: CalculatorConfig = DEFAULT_CALCULATOR_CONFIG,
-  variant: CalculatorVariant = PROCEDURAL_VARIANT,
+  levelConfig: CalculatorConfig = DEFAULT_CALCULATOR_CONFIG,
+  variant: CalculatorVariant = proceduralVariant(checkLevel(levelConfig.level, CALCULATOR_LEVELS)),
 ) {
+  const config = withLevel(levelConfig, checkLevel(levelConfig.level, CALCULATOR_LEVELS), CALCULATOR_LEVELS);
   return defineEnvironment<CalcTask, CalcState, CalculatorConfig>({
     name: variant.name,
     version: "1.0.0",
@@ -131,6 +163,11 @@ export function createCalculator(
 }
 
 export const calculator = createCalculator();
+
+/** The lower levels, served as `calculator-l1` … `calculator-l3` (level 4 is `calculator`). */
+export const calculatorLevels = Array.from({ length: CALCULATOR_LEVELS - 1 }, (_, i) =>
+  createCalculator({ ...DEFAULT_CALCULATOR_CONFIG, level: i + 1 }),
+);
 
 export const GSM8K_SOURCE: DatasetSourceOptions = {
   dataset: GSM8K_DATASET,

@@ -5,12 +5,13 @@ import { GSM8K_DATASET } from "../calculator/gsm8k.js";
 import type { CalcTask } from "../calculator/tasks.js";
 import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment } from "../kit/index.js";
+import { checkLevel, levelName, withLevel } from "../kit/levels.js";
 import type { TaskSource } from "../kit/types.js";
 import { finalAnswer } from "./answer.js";
 import { gsm8kCodeTask } from "./gsm8k-program.js";
 import { runJavaScript } from "./run-queue.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxRun } from "./sandbox.js";
-import { CODE_SPLITS, type CodeTask, codeTask } from "./tasks.js";
+import { CODE_LEVELS, CODE_SPLITS, type CodeTask, codeTask } from "./tasks.js";
 
 export type CodeConfig = {
   /** Per-call sandbox limits: deadline, heap, stack and output size. */
@@ -19,6 +20,8 @@ export type CodeConfig = {
   maxQueueWaitMs: number;
   /** `strict` (the default): `\boxed{n}` in `<answer>` or `#### n`; `flexible` adds calculator's flexible forms. */
   answerFormat: AnswerFormat;
+  /** Difficulty level of the procedural tasks, 1 to `CODE_LEVELS` (see `tasks.ts`); absent: the top. */
+  level?: number;
 };
 
 export const DEFAULT_CODE_CONFIG: CodeConfig = {
@@ -78,10 +81,31 @@ const PROCEDURAL: CodeVariant = {
   },
 };
 
+const LEVEL_TEXT: Record<number, string> = { 1: "one printed expression", 2: "one short loop" };
+
+/** The procedural tasks of one level: `code-l<level>` below the top, `code` at it. */
+export function codeVariant(level: number): CodeVariant {
+  if (level >= CODE_LEVELS) return PROCEDURAL;
+  return {
+    name: levelName("code", level, CODE_LEVELS),
+    description: `${PROCEDURAL.description} Level ${level} of ${CODE_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
+    tasks: {
+      ...PROCEDURAL.tasks,
+      id: `code-procedural/1/l${level}`,
+      get: (split, index) => codeTask(split, index, level),
+    },
+  };
+}
+
+/**
+ * A code env; without a variant, the procedural tasks of `config.level` (1 to `CODE_LEVELS`, the top
+ * when absent), the level in the config and the task source's id (`kit/levels.ts`).
+ */
 export function createCodeEnvironment(
-  config: CodeConfig = DEFAULT_CODE_CONFIG,
-  variant: CodeVariant = PROCEDURAL,
+  levelConfig: CodeConfig = DEFAULT_CODE_CONFIG,
+  variant: CodeVariant = codeVariant(checkLevel(levelConfig.level, CODE_LEVELS)),
 ) {
+  const config = withLevel(levelConfig, checkLevel(levelConfig.level, CODE_LEVELS), CODE_LEVELS);
   return defineEnvironment<CodeTask, CodeState, CodeConfig>({
     name: variant.name,
     version: "1.0.0",
@@ -132,6 +156,11 @@ export function createCodeEnvironment(
 }
 
 export const code = createCodeEnvironment();
+
+/** The lower levels, served as `code-l1` and `code-l2` (level 3 is `code`). */
+export const codeLevels = Array.from({ length: CODE_LEVELS - 1 }, (_, i) =>
+  createCodeEnvironment({ ...DEFAULT_CODE_CONFIG, level: i + 1 }),
+);
 
 const GSM8K_SOURCE: DatasetSourceOptions = {
   dataset: GSM8K_DATASET,

@@ -2,11 +2,13 @@ import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
+import { checkLevel, levelName, withLevel } from "../kit/levels.js";
 import { corpusRetriever } from "./corpus-retriever.js";
 import { nextExpertQuery, retrieverProbe, supportingTitles } from "./expert.js";
 import { type AnswerMetric, extractAnswer, scoreAnswer } from "./normalize.js";
 import { renderHits } from "./observation.js";
-import { datasetSource, type SearchSource, worldSource } from "./sources.js";
+import { SEARCH_LEVELS } from "./questions.js";
+import { datasetSource, type SearchSource, worldSource, worldSourceAt } from "./sources.js";
 import type { SearchTask } from "./task.js";
 
 export type SearchConfig = {
@@ -30,6 +32,11 @@ export type SearchConfig = {
    * titles and openings of those below it; a cut passage ends with ` […]` (see `observation.ts`).
    */
   maxObservationChars: number;
+  /**
+   * Difficulty level of the built-in world's questions, 1 to `SEARCH_LEVELS` (see `questions.ts`);
+   * absent: the top. Only `search` and its `search-l<k>` variants set it.
+   */
+  level?: number;
 };
 
 export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
@@ -54,6 +61,13 @@ export const EXPERT_NOT_FOUND = "not found";
 const SYSTEM =
   'Answer the question. Search with <tool_call>{"name":"search","arguments":{"query":"..."}}</tool_call>; it returns the 5 best passages. Most questions need two searches. End with <answer>short answer</answer>.';
 
+/** The system prompt: the one `search` has always had, or the lower level's (its top-k and hops). */
+function systemPrompt(config: SearchConfig): string {
+  if (config.level === undefined) return SYSTEM;
+  const hops = config.level <= 1 ? "One search finds the answer." : "Most questions need two searches.";
+  return `Answer the question. Search with <tool_call>{"name":"search","arguments":{"query":"..."}}</tool_call>; it returns the ${config.topK} best passages. ${hops} End with <answer>short answer</answer>.`;
+}
+
 export type SearchEnvironmentOptions = {
   name: string;
   description: string;
@@ -63,7 +77,12 @@ export type SearchEnvironmentOptions = {
 
 /** A multi-hop QA environment (Agent-R1's HotpotQA recipe) over any question source and corpus. */
 export function createSearchEnvironment(options: SearchEnvironmentOptions): Environment {
-  const config: SearchConfig = { ...DEFAULT_SEARCH_CONFIG, ...options.config };
+  const config = withLevel(
+    { ...DEFAULT_SEARCH_CONFIG, ...options.config },
+    checkLevel(options.config?.level, SEARCH_LEVELS),
+    SEARCH_LEVELS,
+  );
+  const system = systemPrompt(config);
   const { source } = options;
   return defineEnvironment<SearchTask, SearchState, SearchConfig>({
     name: options.name,
@@ -104,7 +123,7 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
       return { found: [], bonus: 0 };
     },
     firstObservation: ({ task }) => [
-      { role: "system", content: SYSTEM },
+      { role: "system", content: system },
       { role: "user", content: task.question },
     ],
     finish: (text, { task }) => {
@@ -142,6 +161,28 @@ export const search = createSearchEnvironment({
     "Multi-hop QA over a generated fictional world: search a passage corpus (BM25), answer in <answer>…</answer>; exact-match reward.",
   source: worldSource,
 });
+
+const LEVEL_TEXT: Record<number, string> = {
+  1: "one-hop questions over a small world (236 passages), 3 passages a search",
+  2: "two-hop questions over the small world, 3 passages a search",
+};
+
+/**
+ * The built-in world at a difficulty level: `search` at the top (`SEARCH_LEVELS`), `search-l<level>`
+ * below, where a search returns 3 passages rather than 5 (shorter observations).
+ */
+export function searchAtLevel(level: number): Environment {
+  if (checkLevel(level, SEARCH_LEVELS) >= SEARCH_LEVELS) return search;
+  return createSearchEnvironment({
+    name: levelName("search", level, SEARCH_LEVELS),
+    description: `Multi-hop QA over a generated fictional world; level ${level} of ${SEARCH_LEVELS}: ${LEVEL_TEXT[level] ?? ""}. Answer in <answer>…</answer>; exact-match reward.`,
+    source: worldSourceAt(level),
+    config: { level, topK: 3 },
+  });
+}
+
+/** The lower levels, served as `search-l1` and `search-l2` (level 3 is `search`). */
+export const searchLevels = Array.from({ length: SEARCH_LEVELS - 1 }, (_, i) => searchAtLevel(i + 1));
 
 const hotpotHint =
   "npm run data -- import hotpotqa ../shared/data/hotpotqa/hotpot_dev_distractor_v1_first53.json";

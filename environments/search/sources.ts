@@ -4,7 +4,7 @@ import { datasetTaskSource } from "../data/dataset-source.js";
 import { datasetHash } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
-import { splitWorld, WORLD_GENERATOR, WORLD_SPLITS, worldTask } from "./questions.js";
+import { SEARCH_LEVELS, splitWorld, WORLD_SPLITS, worldGenerator, worldTask } from "./questions.js";
 import { CorpusChunk, dedupePassages, type Passage, type SearchTask } from "./task.js";
 
 /** The passages a split searches: a stable name, the identity of its content, and a loader. */
@@ -24,22 +24,31 @@ export type SearchSource = {
   inMemory: boolean;
 };
 
-/** The built-in source: a generated world per split, its passages, and its two-hop questions. */
-export const worldSource: SearchSource = {
-  key: WORLD_GENERATOR,
-  tasks: {
-    id: WORLD_GENERATOR,
-    splits: Object.keys(WORLD_SPLITS),
-    count: (split) => WORLD_SPLITS[split as keyof typeof WORLD_SPLITS] ?? 0,
-    get: (split, index) => worldTask(split, index),
-  },
-  corpus: async (split) => ({
-    name: `${WORLD_GENERATOR}/${split}`,
-    hash: WORLD_GENERATOR,
-    passages: () => splitWorld(split).passages,
-  }),
-  inMemory: true,
-};
+/**
+ * The built-in source at `level` (see `questions.ts`): a generated world per split, its passages, and
+ * its questions. Each level has its own key, task id and corpus name; the top level's are unchanged.
+ */
+export function worldSourceAt(level: number = SEARCH_LEVELS): SearchSource {
+  const generator = worldGenerator(level);
+  return {
+    key: generator,
+    tasks: {
+      id: generator,
+      splits: Object.keys(WORLD_SPLITS),
+      count: (split) => WORLD_SPLITS[split as keyof typeof WORLD_SPLITS] ?? 0,
+      get: (split, index) => worldTask(split, index, level),
+    },
+    corpus: async (split) => ({
+      name: `${generator}/${split}`,
+      hash: generator,
+      passages: () => splitWorld(split, level).passages,
+    }),
+    inMemory: true,
+  };
+}
+
+/** The built-in source at the top level: the `search` env's. */
+export const worldSource: SearchSource = worldSourceAt();
 
 /** Imported corpora are stored as the dataset's hidden `corpus/<split>` splits, one chunk per row. */
 export const CORPUS_SPLIT_PREFIX = "corpus/";

@@ -84,10 +84,17 @@ function unique(used: Set<string>, make: () => string): string {
   }
 }
 
-/** The world of `seed`: the same seed and size always give the same world. */
-export function generateWorld(seed: number, size: WorldSize = DEFAULT_WORLD_SIZE): World {
+/**
+ * The world of `seed`: the same seed, size and `reserved` always give the same world. No name in it is
+ * one of `reserved` (another world's names, so that two worlds share no title).
+ */
+export function generateWorld(
+  seed: number,
+  size: WorldSize = DEFAULT_WORLD_SIZE,
+  reserved: Iterable<string> = [],
+): World {
   const r = rng(seed);
-  const used = new Set<string>();
+  const used = new Set<string>(reserved);
   const countries: Country[] = Array.from({ length: size.countries }, (_, i) => ({
     name: unique(used, () => word(r, r.int(2, 3))),
     capital: i,
@@ -133,6 +140,13 @@ export function generateWorld(seed: number, size: WorldSize = DEFAULT_WORLD_SIZE
 }
 
 const at = <T>(items: readonly T[], i: number): T => items[i] as T;
+
+/** Every name and title in a world. */
+export function worldNames(w: World): string[] {
+  return [...w.countries, ...w.cities, ...w.people, ...w.orgs]
+    .map((e) => e.name)
+    .concat(w.works.map((k) => k.title));
+}
 
 /** One Wikipedia-like passage per entity, in a fixed order (countries, cities, people, orgs, works). */
 export function worldPassages(w: World): Passage[] {

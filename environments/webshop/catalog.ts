@@ -7,7 +7,14 @@ import { type EnvDb, envDb } from "../data/db.js";
 import { hashString, rng } from "../kit/random.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
-import { BUILTIN_SPLITS, builtinCatalog, builtinGoal, GENERATOR_VERSION } from "./generator.js";
+import {
+  BUILTIN_SPLITS,
+  builtinCatalog,
+  builtinGoal,
+  GENERATOR_VERSION,
+  WEBSHOP_LEVEL_CATALOG,
+  WEBSHOP_LEVELS,
+} from "./generator.js";
 import { Annotation, type Goal, HumanInstruction, humanGoal, syntheticGoals } from "./goal.js";
 import { memoryStore } from "./memory-store.js";
 import { Product } from "./product.js";
@@ -64,26 +71,43 @@ function memo<T>(make: (runtime: EnvRuntime) => Promise<T>) {
   };
 }
 
+/** A store whose searches return only their best `results` products (all when undefined). */
+function fewerResults(store: CatalogStore, results: number | undefined): CatalogStore {
+  if (results === undefined) return store;
+  return {
+    search: async (query) => {
+      const r = await store.search(query);
+      return r.ok ? { ok: true, value: r.value.slice(0, results) } : r;
+    },
+    products: (indexes) => store.products(indexes),
+  };
+}
+
 /**
  * The built-in catalog of `size` generated products and its seeded synthetic goals: FTS5 in the
  * host's database, or in memory when the host has none.
  */
-export function builtinSource(size: number): WebshopSource {
-  const name = `builtin-${size}`;
+export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): WebshopSource {
+  // Below the top level a product keeps one option; the level names the catalog and the task source.
+  const maxOptions = level >= WEBSHOP_LEVELS ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.maxOptions;
+  const suffix = level >= WEBSHOP_LEVELS ? "" : `/l${level}`;
+  const catalog = () => builtinCatalog(size, 0, maxOptions);
+  const name = `builtin-${size}${suffix.replace("/", "-")}`;
+  const results = level >= WEBSHOP_LEVELS ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results;
   const store = memo(async (runtime) => {
     // No database (an in-process host): the same catalog searched in memory.
-    if (envDb(runtime) === undefined) return memoryStore(builtinCatalog(size));
+    if (envDb(runtime) === undefined) return fewerResults(memoryStore(catalog()), results);
     const { sql } = sqlDb(runtime);
-    const ref = await ensureCatalog(sql, name, `${GENERATOR_VERSION}/${size}`, () => builtinCatalog(size));
+    const ref = await ensureCatalog(sql, name, `${GENERATOR_VERSION}/${size}${suffix}`, catalog);
     if (!ref.ok) throw new EdgegymError("internal", ref.error);
-    return catalogStore(sql, ref.value);
+    return fewerResults(catalogStore(sql, ref.value), results);
   });
   return {
     tasks: {
-      id: `${GENERATOR_VERSION}/${size}`,
+      id: `${GENERATOR_VERSION}/${size}${suffix}`,
       splits: Object.keys(BUILTIN_SPLITS),
       count: (split) => BUILTIN_SPLITS[split as keyof typeof BUILTIN_SPLITS] ?? 0,
-      get: (split, index) => builtinGoal(builtinCatalog(size), split, index),
+      get: (split, index) => builtinGoal(catalog(), split, index, level),
     },
     store,
   };

@@ -3,6 +3,7 @@ import { EdgegymError } from "../../shared/errors.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
+import { checkLevel, levelName, withLevel } from "../kit/levels.js";
 import { browse } from "./browser.js";
 import {
   builtinSource,
@@ -13,6 +14,7 @@ import {
   type WebshopSource,
 } from "./catalog.js";
 import { expertCommand } from "./expert.js";
+import { WEBSHOP_LEVEL_CATALOG, WEBSHOP_LEVELS } from "./generator.js";
 import type { Goal } from "./goal.js";
 import { PageState, renderPage } from "./pages.js";
 
@@ -26,6 +28,11 @@ export type WebshopConfig = {
    * itself does not show. `history`: every page is appended, about 1k tokens more a step.
    */
   context: "page" | "history";
+  /**
+   * Difficulty level of the generated catalog and goals, 1 to `WEBSHOP_LEVELS` (see `generator.ts`);
+   * absent: the top. A level below the top sets the catalog size unless `catalogSize` is given.
+   */
+  level?: number;
 };
 
 export const DEFAULT_WEBSHOP_CONFIG: WebshopConfig = { catalogSize: 1000, context: "page" };
@@ -108,13 +115,27 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
   });
 }
 
-/** WebShop over the built-in generated catalog: needs no download, only a database for the index. */
+const LEVEL_TEXT: Record<number, string> = {
+  1: "300 products, at most one option each, 5 results a search",
+  2: "1,000 products, at most one option each, 10 results a search",
+};
+
+/**
+ * WebShop over the built-in generated catalog: needs no download, only a database for the index.
+ * `level` below the top (`webshop-l<level>`) makes the catalog smaller and keeps one option per product.
+ */
 export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environment {
-  const config = { ...DEFAULT_WEBSHOP_CONFIG, ...overrides };
+  const level = checkLevel(overrides.level, WEBSHOP_LEVELS);
+  const catalogSize = WEBSHOP_LEVEL_CATALOG[level]?.size ?? DEFAULT_WEBSHOP_CONFIG.catalogSize;
+  const config = withLevel({ ...DEFAULT_WEBSHOP_CONFIG, catalogSize, ...overrides }, level, WEBSHOP_LEVELS);
+  const description =
+    "WebShop (Yao et al. 2022) text mode over a generated catalog: search and click to buy the product the instruction describes.";
   return createWebshopEnv(
-    "webshop",
-    "WebShop (Yao et al. 2022) text mode over a generated catalog: search and click to buy the product the instruction describes.",
-    builtinSource(config.catalogSize),
+    levelName("webshop", level, WEBSHOP_LEVELS),
+    level >= WEBSHOP_LEVELS
+      ? description
+      : `${description} Level ${level} of ${WEBSHOP_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
+    builtinSource(config.catalogSize, level),
     config,
   );
 }
@@ -140,5 +161,9 @@ export function createWebshopReal(kind: GoalKind = "synthetic"): Environment {
 }
 
 export const webshop = createWebshop();
+/** The lower levels, served as `webshop-l1` and `webshop-l2` (level 3 is `webshop`). */
+export const webshopLevels = Array.from({ length: WEBSHOP_LEVELS - 1 }, (_, i) =>
+  createWebshop({ level: i + 1 }),
+);
 export const webshopReal = createWebshopReal();
 export const webshopRealHuman = createWebshopReal("human");
