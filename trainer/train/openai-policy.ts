@@ -74,7 +74,17 @@ export async function runRemoteEpisodes(
           temperature: opts.temperature,
           max_tokens: opts.maxTokens,
         })
-        .catch((e: unknown) => ({ failed: policyFailure(e, openai.baseURL, opts.timeoutMs) }));
+        .catch((e: unknown) => ({ failed: policyFailure(e, openai.baseURL, opts.timeoutMs), error: e }));
+      // A conversation grown past the model's context ends truncated, as in-process rollouts end it;
+      // it is the episode's length, not the infrastructure, that failed.
+      if ("failed" in completion && overContext(completion.error) && steps.length > 0)
+        return {
+          ...base,
+          steps,
+          return: steps.reduce((a, s) => a + s.reward, 0),
+          success: false,
+          truncated: true,
+        };
       if ("failed" in completion)
         return { ...base, steps, return: 0, success: false, truncated: false, failure: completion.failed };
       const reply = completion.choices[0]?.message;
@@ -145,4 +155,9 @@ export async function runRemoteEpisodes(
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
   return out.sort((a, b) => a.episode - b.episode);
+}
+
+/** OpenAI's (and vLLM's, and `edgegym serve`'s) refusal of a prompt plus max_tokens over the context. */
+function overContext(e: unknown): boolean {
+  return e instanceof OpenAI.BadRequestError && e.code === "context_length_exceeded";
 }
