@@ -22,8 +22,8 @@ export const DATA_ORIGINS: Readonly<Record<string, DataOrigin>> = {
   hotpotqa: {
     files: ["hotpot_dev_distractor_v1_first53.json", "hotpot_dev_distractor_first100_hf_format.json"],
     from:
-      "HotpotQA's dev-distractor set (CC BY-SA 4.0): the first 53 records of hotpot_dev_distractor_v1.json, " +
-      "and the first 100 in the Hugging Face layout",
+      "HotpotQA's dev-distractor set, CC BY-SA 4.0: hotpot_dev_distractor_v1_first53.json is the first 53 " +
+      "records of hotpot_dev_distractor_v1.json, the other file the first 100 in the Hugging Face layout",
   },
   webshop: {
     files: ["documents_100.jsonl", "items_ins_v2_1000.json"],

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRecipe } from "./recipe.js";
 import { importRecipeData, missingRecipeData, recipeDataPath } from "./recipe-data.js";
@@ -78,12 +78,17 @@ describe("a recipe whose data is not beside the repository", () => {
     const empty = await mkdtemp(join(tmpdir(), "edgegym-no-data-"));
     const line = missingRecipeData(gsm8k, "calculator-gsm8k-grpo", empty);
     expect(line).toBe(
-      `recipe calculator-gsm8k-grpo needs data that is not here: ${relative(process.cwd(), join(empty, "gsm8k/train.jsonl"))}, ` +
-        `${relative(process.cwd(), join(empty, "gsm8k/test.jsonl"))}; put train.jsonl and test.jsonl into ${empty}/gsm8k/ ` +
+      `recipe calculator-gsm8k-grpo needs data that is not here: ${join(empty, "gsm8k/train.jsonl")}, ` +
+        `${join(empty, "gsm8k/test.jsonl")}; put train.jsonl and test.jsonl into ${empty}/gsm8k/ ` +
         "(from grade_school_math/data/ of the GitHub repository openai/grade-school-math (MIT)); " +
         "or name the folder that holds them with --data-dir <dir>",
     );
     expect(line).not.toContain("\n");
+    // Without --data-dir the paths are named as the recipe writes them (a file no data folder has).
+    const absent = recipe([{ kind: "gsm8k", path: "../shared/data/gsm8k/no-such-split.jsonl" }]);
+    expect(missingRecipeData(absent, "r")).toMatch(
+      /^recipe r needs data that is not here: \.\.\/shared\/data\/gsm8k\/no-such-split\.jsonl; put no-such-split\.jsonl into \.\.\/shared\/data\/gsm8k\/ \(from /,
+    );
   });
 
   it("--data-dir moves ../shared/data paths to the folder named, and then finds them", async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { datasetOfPath, howToGet, SHARED_DATA_DIR } from "../../environments/data/data-origins.js";
 import { runImport } from "../../environments/data/import-command.js";
 import { DEFAULT_LOCAL_DB } from "../../environments/data/local-db.js";
@@ -25,7 +25,8 @@ export function recipeDataPath(path: string, dataDir?: string): string {
 export function missingRecipeData(recipe: Recipe, name: string, dataDir?: string): string | undefined {
   const absent = recipe.data.filter((d) => !existsSync(recipeDataPath(d.path, dataDir)));
   if (absent.length === 0) return undefined;
-  const shown = absent.map((d) => relative(process.cwd(), recipeDataPath(d.path, dataDir)));
+  // As the recipe writes them, or where --data-dir moved them.
+  const shown = absent.map((d) => (dataDir === undefined ? d.path : recipeDataPath(d.path, dataDir)));
   // Per dataset folder, the files it lacks and where they come from.
   const byDataset = new Map<string, string[]>();
   for (const d of absent) {
