@@ -59,6 +59,12 @@ async function measure(name: string, episodes: number, split: string) {
   });
   await client.close();
   const perEpisode = demos.map((d) => rowTokens(d));
+  // How many of the test split's tasks differ: small worlds and catalogs repeat tasks.
+  const runtime = { bindings };
+  const testCount = await env.definition.tasks.count("test", runtime);
+  const testTasks = await Promise.all(
+    Array.from({ length: testCount }, (_, i) => env.definition.tasks.get("test", i, runtime)),
+  );
   const round = (x: number) => Math.round(x * 10) / 10;
   return {
     env: name,
@@ -68,6 +74,7 @@ async function measure(name: string, episodes: number, split: string) {
     tokensPerEpisode: round(mean(perEpisode.map((rows) => rows.reduce((a, b) => a + b, 0)))),
     rowsPerEpisode: round(mean(perEpisode.map((rows) => rows.length))),
     longestRow: Math.max(0, ...perEpisode.flat()),
+    distinctTestTasks: `${new Set(testTasks.map((t) => JSON.stringify({ ...t, id: undefined }))).size} of ${testCount}`,
   };
 }
 
