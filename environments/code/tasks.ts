@@ -144,7 +144,7 @@ const ONE_LOOP: Template[] = [
     };
   },
   (r) => {
-    const n = r.int(10, 200);
+    const n = r.int(10, 999);
     let s = 0;
     for (let i = 1; i <= n; i++) s += i * i;
     return {
