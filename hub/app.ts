@@ -3,26 +3,31 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { EdgegymError, problem, toProblem, zodIssues } from "../shared/errors.js";
-import { problemResponse } from "../shared/http.js";
+import { EdgegymError, problem, toProblem } from "../shared/errors.js";
+import { bodyTooLarge, MAX_BODY_BYTES, problemResponse } from "../shared/http.js";
 import { authenticate } from "./auth/middleware.js";
+import { provideDeps } from "./deps.js";
 import type { AppEnv } from "./env.js";
+import { isGatewayPath } from "./gateway-path.js";
 import { refuseLoops } from "./loop-guard.js";
-import { checkRateLimit, rateLimit } from "./rate-limit.js";
+import { validationHook } from "./openapi.js";
+import { rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
-import { registerEnvUpdateRoutes } from "./routes/env-update.js";
-import { registerEnvRoutes } from "./routes/envs.js";
-import { registerEvalRoutes } from "./routes/evals.js";
-import { isGatewayPath, registerGatewayRoutes } from "./routes/gateway.js";
-import { registerLeaderboardRoutes } from "./routes/leaderboard.js";
-import { registerShareRoutes } from "./routes/shares.js";
-import { registerTeamRoutes } from "./routes/teams.js";
-import { registerVersionRoutes } from "./routes/versions.js";
+import { envUpdateRoutes } from "./routes/env-update.js";
+import { envRoutes } from "./routes/envs.js";
+import { episodeRoutes } from "./routes/eval-episodes.js";
+import { evalStepRoutes } from "./routes/eval-step.js";
+import { trajectoryRoutes } from "./routes/eval-trajectories.js";
+import { evalRoutes } from "./routes/evals.js";
+import { gatewayRoutes } from "./routes/gateway.js";
+import { gatewayMcpRoutes } from "./routes/gateway-mcp.js";
+import { leaderboardRoutes } from "./routes/leaderboard.js";
+import { shareRoutes } from "./routes/shares.js";
+import { teamRoutes } from "./routes/teams.js";
+import { versionRoutes } from "./routes/versions.js";
 import { SlidingWindow } from "./sliding-window.js";
 import { registerReference } from "./web/reference.js";
 import { webApp } from "./web/routes.js";
-
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type HubOptions = {
   /** Clock in ms; tests move it to expire tokens. */
@@ -34,44 +39,49 @@ export type HubOptions = {
 export type HubApp = OpenAPIHono<AppEnv>;
 
 /**
+ * The `/v1` API: each hub/routes file is a sub-app, mounted here in this order (the order routes are
+ * matched in). Its type, `HubApi`, is what the typed client (`hc<HubApi>`) is built from.
+ */
+function mountApi(app: HubApp) {
+  return app
+    .route("/", teamRoutes)
+    .route("/", envRoutes)
+    .route("/", envUpdateRoutes)
+    .route("/", versionRoutes)
+    .route("/", shareRoutes)
+    .route("/", gatewayRoutes)
+    .route("/", gatewayMcpRoutes)
+    .route("/", evalRoutes)
+    .route("/", episodeRoutes)
+    .route("/", evalStepRoutes)
+    .route("/", trajectoryRoutes)
+    .route("/", leaderboardRoutes);
+}
+
+export type HubApi = ReturnType<typeof mountApi>;
+
+/**
  * The hub: the `/v1` API (teams, tokens, registry, sharing, gateway, evals, leaderboards), its OpenAPI
  * document and reference page, and the built-in environments at `/envs/<name>`.
  */
 export function createHubApp(options: HubOptions = {}): HubApp {
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? ((r: Request) => fetch(r));
-  const app: HubApp = new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) {
-        throw new EdgegymError("invalid_request", "the request does not match the schema", {
-          issues: zodIssues(result.error),
-        });
-      }
-    },
-  });
+  const app: HubApp = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const window = new SlidingWindow();
 
-  app.use("*", requestId());
+  app.use("*", requestId(), provideDeps({ now, fetch: upstreamFetch, window }));
   app.use(
     "/v1/*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new EdgegymError("body_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+        throw bodyTooLarge(MAX_BODY_BYTES);
       },
     }),
   );
-  const window = new SlidingWindow();
   app.use("/v1/*", refuseLoops, authenticate(now), rateLimit(window, now, isGatewayPath));
-
-  const deps = { now, fetch: upstreamFetch, limit: (c: Context<AppEnv>) => checkRateLimit(c, window, now()) };
-  registerTeamRoutes(app, deps);
-  registerEnvRoutes(app, deps);
-  registerEnvUpdateRoutes(app, deps);
-  registerVersionRoutes(app, deps);
-  registerShareRoutes(app, deps);
-  registerGatewayRoutes(app, deps);
-  registerEvalRoutes(app, deps);
-  registerLeaderboardRoutes(app, deps);
+  mountApi(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/v1/openapi.json", {
@@ -91,7 +101,7 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   app.all("/envs/*", envs);
   app.get("/healthz", (c) => c.json({ ok: true }));
   // The web hub's pages last: its `/<owner>/<name>` must not shadow the routes above.
-  app.route("/", webApp(deps));
+  app.route("/", webApp());
 
   app.notFound((c) => respond(c, problem("not_found", `no route ${c.req.method} ${c.req.path}`)));
   app.onError((e, c) => {
@@ -116,10 +126,3 @@ function respond(c: Context<AppEnv>, p: ReturnType<typeof problem>): Response {
   const id = c.get("requestId");
   return problemResponse(id ? { ...p, requestId: id } : p, id ? { "x-request-id": id } : {});
 }
-
-export type RouteDeps = {
-  now: () => number;
-  fetch: (request: Request) => Promise<Response>;
-  /** The caller's rate limit, for routes that check it themselves (the gateway). */
-  limit: (c: Context<AppEnv>) => Promise<void>;
-};

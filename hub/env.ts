@@ -1,7 +1,7 @@
 import type { drizzle } from "drizzle-orm/d1";
+import type { Scope } from "../shared/registry.js";
 
-export const SCOPES = ["read", "publish", "eval", "admin"] as const;
-export type Scope = (typeof SCOPES)[number];
+export type { Scope };
 
 /** The subset of the Workers Rate Limiting binding the hub uses. */
 export interface RateLimiter {
@@ -38,7 +38,20 @@ export type Principal =
   | { kind: "bootstrap" }
   | { kind: "token"; tokenId: string; team: string; scopes: readonly Scope[] };
 
+/**
+ * What a route takes from the hub app rather than from the platform, set on `c.var` for every request
+ * by `provideDeps` (hub/route-app.ts): tests move the clock and route upstream calls back to the worker.
+ */
+export type HubDeps = {
+  /** Clock in ms. */
+  now: () => number;
+  /** How external env endpoints are fetched. */
+  fetch: (request: Request) => Promise<Response>;
+  /** Checks this request against the caller's rate limit (for routes that do it themselves: the gateway). */
+  limit: () => Promise<void>;
+};
+
 export type AppEnv = {
   Bindings: HubBindings;
-  Variables: { principal: Principal; requestId: string };
+  Variables: { principal: Principal; requestId: string } & HubDeps;
 };

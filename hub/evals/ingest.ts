@@ -2,7 +2,7 @@ import { EdgegymError } from "../../shared/errors.js";
 import type { PublicJwk } from "../../shared/protocol.js";
 import { verifyReceipt } from "../../shared/receipt.js";
 import type { Result } from "../../shared/result.js";
-import { MAX_TRAJECTORY_BYTES } from "./schemas.js";
+import { MAX_TRAJECTORY_BYTES } from "../../shared/transcript.js";
 
 /** What a run expects of every receipt sent to it. */
 export type RunExpectation = {

@@ -1,9 +1,11 @@
 import { and, eq } from "drizzle-orm";
+import type { Context } from "hono";
 import { hubEvalSteps } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import { type StepRequest, StepResult } from "../../shared/protocol.js";
-import type { HubDb } from "../db.js";
-import type { HubBindings } from "../env.js";
+import { requireTeam } from "../auth/middleware.js";
+import { type HubDb, hubDb } from "../db.js";
+import type { AppEnv, HubBindings } from "../env.js";
 import { manifestOf } from "../registry/resolve.js";
 import { callUpstream, stepDeadline, upstreamOf } from "../registry/upstream.js";
 import { openHandle, sealHandle } from "./handle.js";
@@ -17,6 +19,22 @@ export type EvalStepContext = {
   now: number;
   fetch: (request: Request) => Promise<Response>;
 };
+
+/**
+ * What an eval step needs from a request: the caller's team (with `eval`) and the hub's bindings. Both
+ * routes that step evaluation sessions use it: `/v1/evals/{id}/step` and the gateway's `step`.
+ */
+export function evalStepContext(c: Context<AppEnv>): EvalStepContext {
+  const { team } = requireTeam(c.get("principal"), "eval");
+  return {
+    db: hubDb(c.env),
+    bindings: c.env,
+    team,
+    requestId: c.get("requestId"),
+    now: c.var.now(),
+    fetch: c.var.fetch,
+  };
+}
 
 /**
  * One step of a hub-issued evaluation episode. The handle's step number is claimed in D1 before the env

@@ -15,9 +15,3 @@ export function latestOf<V extends Versioned>(versions: readonly V[]): V | null 
 export function isPrerelease(version: string): boolean {
   return semver.prerelease(version) !== null;
 }
-
-/** Splits `name@version` (version may be `latest`); null when it isn't of that shape. */
-export function parseRef(ref: string): { name: string; version: string } | null {
-  const m = /^([a-z0-9-]{1,64})@([0-9A-Za-z.+-]{1,128})$/.exec(ref);
-  return m?.[1] && m[2] ? { name: m[1], version: m[2] } : null;
-}

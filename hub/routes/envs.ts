@@ -1,13 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
 import { hubEnvs } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import type { HubApp, RouteDeps } from "../app.js";
+import { CreateEnv, EnvDetail, EnvList, EnvParams, ListEnvsQuery } from "../../shared/registry.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
+import { body, json, problems, routeApp } from "../openapi.js";
 import { envWithVersions } from "../registry/detail.js";
 import { envSummary, versionInfoFor } from "../registry/resolve.js";
 import { searchEnvs } from "../registry/search.js";
-import { body, CreateEnv, EnvDetail, EnvList, EnvParams, json, ListEnvsQuery, problems } from "../schemas.js";
 
 const createEnv = createRoute({
   method: "post",
@@ -36,13 +36,14 @@ const listEnvs = createRoute({
   responses: { 200: json(EnvList), ...problems(401, 403, 422) },
 });
 
-export function registerEnvRoutes(app: HubApp, { now }: RouteDeps): void {
-  app.openapi(createEnv, async (c) => {
+/** `/v1/envs`: create, read and search environments. */
+export const envRoutes = routeApp()
+  .openapi(createEnv, async (c) => {
     const { team } = requireTeam(c.get("principal"), "publish");
     const b = c.req.valid("json");
     if (b.owner !== team)
       throw new EdgegymError("forbidden", `team ${team} may not create envs for ${b.owner}`);
-    const t = new Date(now());
+    const t = new Date(c.var.now());
     const row = {
       owner: b.owner,
       name: b.name,
@@ -60,9 +61,8 @@ export function registerEnvRoutes(app: HubApp, { now }: RouteDeps): void {
       throw e;
     }
     return c.json({ ...envSummary({ ...row, id: 0 }, null), readme: row.readme, versions: [] }, 201);
-  });
-
-  app.openapi(getEnv, async (c) => {
+  })
+  .openapi(getEnv, async (c) => {
     const team = readerTeam(c.get("principal"));
     const { owner, name } = c.req.valid("param");
     const { env, access, versions, latest } = await envWithVersions(hubDb(c.env), team, owner, name);
@@ -74,11 +74,9 @@ export function registerEnvRoutes(app: HubApp, { now }: RouteDeps): void {
       },
       200,
     );
-  });
-
-  app.openapi(listEnvs, async (c) => {
+  })
+  .openapi(listEnvs, async (c) => {
     const team = readerTeam(c.get("principal"));
     const q = c.req.valid("query");
     return c.json(await searchEnvs(hubDb(c.env), team, q), 200);
   });
-}

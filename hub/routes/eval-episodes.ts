@@ -1,21 +1,17 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { hubEpisodes, hubEvalTasks } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import { EpisodeResults, EpisodeUpload } from "../../shared/evals.js";
+import { EpisodeResults, EpisodeUpload, EvalSession, EvalSessionRequest, RunId } from "../../shared/evals.js";
 import { SessionResponse } from "../../shared/protocol.js";
-import type { HubApp, RouteDeps } from "../app.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { sealHandle } from "../evals/handle.js";
 import { verifyEpisode } from "../evals/ingest.js";
 import { ownRun, requireRunning } from "../evals/runs.js";
-import { EvalSession, EvalSessionRequest } from "../evals/schemas.js";
+import { body, json, problems, routeApp } from "../openapi.js";
 import { manifestOf, publicKeyOf } from "../registry/resolve.js";
 import { callUpstream, stepDeadline, upstreamError, upstreamOf } from "../registry/upstream.js";
-import { body, json, problems } from "../schemas.js";
-
-const RunId = z.object({ id: z.string().max(64) });
 
 const session = createRoute({
   method: "post",
@@ -38,8 +34,10 @@ const episodes = createRoute({
   responses: { 200: json(EpisodeResults), ...problems(401, 403, 404, 409, 422) },
 });
 
-export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): void {
-  app.openapi(session, async (c) => {
+/** `/v1/evals/{id}/sessions` and `/v1/evals/{id}/episodes` (upload): one run's tasks and receipts. */
+export const episodeRoutes = routeApp()
+  .openapi(session, async (c) => {
+    const { now, fetch } = c.var;
     const { team } = requireTeam(c.get("principal"), "eval");
     const { id } = c.req.valid("param");
     const { index } = c.req.valid("json");
@@ -94,9 +92,8 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     // A concurrent request for the same task won; everyone gets its session.
     const winner = await db.query.hubEvalTasks.findFirst({ where: key });
     return issue((winner?.start ?? start.data) as SessionResponse, 200);
-  });
-
-  app.openapi(episodes, async (c) => {
+  })
+  .openapi(episodes, async (c) => {
     const { team } = requireTeam(c.get("principal"), "eval");
     const { id } = c.req.valid("param");
     const db = hubDb(c.env);
@@ -117,7 +114,7 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     };
     const items = c.req.valid("json").episodes;
     const checked = await Promise.all(items.map((item) => verifyEpisode(item, expectation)));
-    const createdAt = new Date(now());
+    const createdAt = new Date(c.var.now());
     // One D1 round trip for every verified episode; the episodeId primary key makes a replayed or
     // duplicated receipt count once, even under races (the loser's insert returns no row).
     const inserts = checked.flatMap((r) =>
@@ -133,7 +130,7 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     );
     const stored = inserts.length > 0 ? await db.batch(inserts as [(typeof inserts)[number]]) : [];
     let next = 0;
-    const results: z.infer<typeof EpisodeResults>["results"] = checked.map((r, i) => {
+    const results: EpisodeResults["results"] = checked.map((r, i) => {
       const episodeId = items[i]?.episodeId ?? "";
       if (!r.ok) return { episodeId, ok: false, error: r.error.toProblem() };
       const rows = stored[next++] ?? [];
@@ -147,4 +144,3 @@ export function registerEpisodeRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     });
     return c.json({ results }, 200);
   });
-}

@@ -1,24 +1,17 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import { hubEpisodes, hubEvalRuns } from "../../shared/db/schema.js";
+import { parseEnvId, parseEnvRef } from "../../shared/env-ref.js";
 import { EdgegymError } from "../../shared/errors.js";
-import { CreateEval } from "../../shared/evals.js";
-import type { HubApp, RouteDeps } from "../app.js";
+import { CreateEval, EvalList, EvalRun, ListEvalsQuery, RunId } from "../../shared/evals.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { newId } from "../auth/tokens.js";
 import { hubDb } from "../db.js";
 import { aggregate, type TaskOutcome } from "../evals/aggregate.js";
 import { loadRun, ownRun, runView, runVisible, taskSet } from "../evals/runs.js";
-import { EvalList, EvalRun, ListEvalsQuery } from "../evals/schemas.js";
+import { body, json, problems, routeApp } from "../openapi.js";
 import { readableEnv } from "../registry/access.js";
 import { manifestOf, resolveVersion } from "../registry/resolve.js";
-import { parseRef } from "../registry/versions.js";
-import { body, json, problems } from "../schemas.js";
-import { registerEpisodeRoutes } from "./eval-episodes.js";
-import { registerEvalStepRoutes } from "./eval-step.js";
-import { registerTrajectoryRoutes } from "./eval-trajectories.js";
-
-const RunId = z.object({ id: z.string().max(64) });
 
 const create = createRoute({
   method: "post",
@@ -53,16 +46,15 @@ const finish = createRoute({
   responses: { 200: json(EvalRun), ...problems(401, 403, 404, 409) },
 });
 
-export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
-  const { now } = deps;
-  app.openapi(create, async (c) => {
+/** `/v1/evals`: create, read, list and finish evaluation runs. */
+export const evalRoutes = routeApp()
+  .openapi(create, async (c) => {
     const { team } = requireTeam(c.get("principal"), "eval");
     const b = c.req.valid("json");
-    const [owner, rest] = b.env.split("/") as [string, string];
-    const ref = parseRef(rest);
+    const ref = parseEnvRef(b.env);
     if (!ref) throw new EdgegymError("invalid_request", "env must be owner/name@version");
     const db = hubDb(c.env);
-    const { env } = await readableEnv(db, team, owner, ref.name);
+    const { env } = await readableEnv(db, team, ref.owner, ref.name);
     const version = await resolveVersion(db, env, ref.version);
     if (version.yankedAt) throw new EdgegymError("conflict", `${b.env} is yanked; evaluate another version`);
     const tasks = taskSet(b.tasks, manifestOf(version), b.split);
@@ -79,24 +71,22 @@ export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
       public: b.public ?? false,
       status: "running" as const,
       aggregate: null,
-      createdAt: new Date(now()),
+      createdAt: new Date(c.var.now()),
       finishedAt: null,
     };
     await db.insert(hubEvalRuns).values(row);
     return c.json(runView(row, env), 201);
-  });
-
-  app.openapi(get, async (c) => {
+  })
+  .openapi(get, async (c) => {
     const team = readerTeam(c.get("principal"));
     const { run, env } = await loadRun(hubDb(c.env), c.req.valid("param").id, team);
     return c.json(runView(run, env), 200);
-  });
-
-  app.openapi(list, async (c) => {
+  })
+  .openapi(list, async (c) => {
     const team = readerTeam(c.get("principal"));
     const q = c.req.valid("query");
-    const [owner, rest] = q.env.split("/") as [string, string];
-    const [name, version] = rest.split("@") as [string, string | undefined];
+    // The query schema has checked the shape.
+    const { owner, name, version } = parseEnvId(q.env) ?? { owner: "", name: "" };
     const db = hubDb(c.env);
     const { env } = await readableEnv(db, team, owner, name);
     const where: (SQL | undefined)[] = [eq(hubEvalRuns.envId, env.id)];
@@ -128,9 +118,8 @@ export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
       },
       200,
     );
-  });
-
-  app.openapi(finish, async (c) => {
+  })
+  .openapi(finish, async (c) => {
     const { team } = requireTeam(c.get("principal"), "eval");
     const db = hubDb(c.env);
     const { run, env, version } = await ownRun(db, c.req.valid("param").id, team);
@@ -139,7 +128,7 @@ export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
     const byTask = new Map(episodes.map((e) => [e.taskIndex, e]));
     const outcomes: TaskOutcome[] = run.tasks.map((i) => byTask.get(i) ?? null);
     const agg = aggregate(outcomes, manifestOf(version).reward.min);
-    const finishedAt = new Date(now());
+    const finishedAt = new Date(c.var.now());
     const updated = await db
       .update(hubEvalRuns)
       .set({ status: "finished", aggregate: agg, finishedAt })
@@ -148,8 +137,3 @@ export function registerEvalRoutes(app: HubApp, deps: RouteDeps): void {
     const final = updated[0] ?? (await loadRun(db, run.id, team)).run;
     return c.json(runView(final, env), 200);
   });
-
-  registerEpisodeRoutes(app, deps);
-  registerEvalStepRoutes(app, deps);
-  registerTrajectoryRoutes(app, deps);
-}

@@ -1,9 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { HubApp, RouteDeps } from "../app.js";
+import type { Context } from "hono";
+import { CreateShare, EnvParams, Share, Slug } from "../../shared/registry.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
+import type { AppEnv } from "../env.js";
+import { body, json, problems, routeApp } from "../openapi.js";
 import { ownedEnv, shareEnv, unshareEnv } from "../registry/shares.js";
-import { body, CreateShare, EnvParams, json, problems, Share, Slug } from "../schemas.js";
 
 const share = createRoute({
   method: "post",
@@ -24,24 +26,23 @@ const unshare = createRoute({
 });
 
 /** The caller's team and the env it owns (403 when it only sees it, 404 when it can't). */
-async function ownedEnvOf(c: Parameters<Parameters<HubApp["openapi"]>[1]>[0], owner: string, name: string) {
+async function ownedEnvOf(c: Context<AppEnv>, owner: string, name: string) {
   const { team } = requireTeam(c.get("principal"), "publish");
   const db = hubDb(c.env);
   return { db, env: await ownedEnv(db, team, owner, name) };
 }
 
-export function registerShareRoutes(app: HubApp, { now }: RouteDeps): void {
-  app.openapi(share, async (c) => {
+/** `/v1/envs/{owner}/{name}/shares`: the owner team shares an env with other teams. */
+export const shareRoutes = routeApp()
+  .openapi(share, async (c) => {
     const { owner, name } = c.req.valid("param");
     const { team, role } = c.req.valid("json");
     const { db, env } = await ownedEnvOf(c, owner, name);
-    return c.json(await shareEnv(db, env, team, role, now()), 201);
-  });
-
-  app.openapi(unshare, async (c) => {
+    return c.json(await shareEnv(db, env, team, role, c.var.now()), 201);
+  })
+  .openapi(unshare, async (c) => {
     const { owner, name, team } = c.req.valid("param");
     const { db, env } = await ownedEnvOf(c, owner, name);
     await unshareEnv(db, env, team);
     return c.body(null, 204);
   });
-}

@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { hubTeams } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import type { HubApp, RouteDeps } from "../app.js";
+import { CreatedToken, CreateTeam, CreateToken, Slug, Team } from "../../shared/registry.js";
 import { hasScope } from "../auth/middleware.js";
 import { createTeamToken, revokeTokenAs } from "../auth/token-admin.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import type { Principal } from "../env.js";
-import { body, CreatedToken, CreateTeam, CreateToken, json, problems, Slug, Team } from "../schemas.js";
+import { body, json, problems, routeApp } from "../openapi.js";
 
 const createTeam = createRoute({
   method: "post",
@@ -39,15 +39,16 @@ function requireAnonymousNot(p: Principal): void {
   if (p.kind === "anonymous") throw new EdgegymError("unauthorized", "this route needs a bearer token");
 }
 
-export function registerTeamRoutes(app: HubApp, { now }: RouteDeps): void {
-  app.openapi(createTeam, async (c) => {
+/** `/v1/teams` and `/v1/tokens`: teams and their API tokens. */
+export const teamRoutes = routeApp()
+  .openapi(createTeam, async (c) => {
     const p = c.get("principal");
     requireAnonymousNot(p);
     if (p.kind !== "bootstrap" && !hasScope(p, "admin")) {
       throw new EdgegymError("forbidden", "creating teams needs the `admin` scope");
     }
     const { name } = c.req.valid("json");
-    const createdAt = new Date(now());
+    const createdAt = new Date(c.var.now());
     try {
       await hubDb(c.env).insert(hubTeams).values({ name, createdAt });
     } catch (e) {
@@ -55,22 +56,19 @@ export function registerTeamRoutes(app: HubApp, { now }: RouteDeps): void {
       throw e;
     }
     return c.json({ name, createdAt: createdAt.toISOString() }, 201);
-  });
-
-  app.openapi(createToken, async (c) => {
+  })
+  .openapi(createToken, async (c) => {
     const p = c.get("principal");
     requireAnonymousNot(p);
     const { team } = c.req.valid("param");
     const allowed = p.kind === "bootstrap" || (p.kind === "token" && p.team === team && hasScope(p, "admin"));
     if (!allowed) throw new EdgegymError("forbidden", "tokens are created by the team's admin tokens");
-    return c.json(await createTeamToken(hubDb(c.env), team, c.req.valid("json"), now()), 201);
-  });
-
-  app.openapi(revokeToken, async (c) => {
+    return c.json(await createTeamToken(hubDb(c.env), team, c.req.valid("json"), c.var.now()), 201);
+  })
+  .openapi(revokeToken, async (c) => {
     const p = c.get("principal");
     requireAnonymousNot(p);
     const { id } = c.req.valid("param");
-    await revokeTokenAs(hubDb(c.env), p, id, now());
+    await revokeTokenAs(hubDb(c.env), p, id, c.var.now());
     return c.body(null, 204);
   });
-}

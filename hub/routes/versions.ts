@@ -1,12 +1,20 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { findBuiltin } from "../../environments/builtin.js";
 import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import { Manifest } from "../../shared/protocol.js";
-import type { HubApp, RouteDeps } from "../app.js";
+import type { Manifest } from "../../shared/protocol.js";
+import {
+  EnvParams,
+  Publish,
+  VersionDetail,
+  VersionInfo,
+  VersionOrLatestParams,
+  VersionParams,
+} from "../../shared/registry.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
+import { body, json, problems, routeApp } from "../openapi.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
 import { refuseEmptyVersion } from "../registry/empty-version.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "../registry/endpoint-policy.js";
@@ -14,7 +22,6 @@ import { resolveVersion, versionInfo, versionInfoFor } from "../registry/resolve
 import { forgetGatewayTargets } from "../registry/target.js";
 import { fetchManifest, manifestDeadline, type Upstream } from "../registry/upstream.js";
 import { isPrerelease } from "../registry/versions.js";
-import { body, EnvParams, json, Publish, problems, VersionInfo, VersionParams } from "../schemas.js";
 
 const publish = createRoute({
   method: "post",
@@ -40,12 +47,14 @@ const getVersion = createRoute({
   path: "/v1/envs/{owner}/{name}/versions/{version}",
   tags: ["registry"],
   summary: "One version with its stored manifest; `latest` resolves",
-  request: { params: EnvParams.extend({ version: z.string().max(128) }) },
-  responses: { 200: json(VersionInfo.extend({ manifest: Manifest })), ...problems(401, 403, 404) },
+  request: { params: VersionOrLatestParams },
+  responses: { 200: json(VersionDetail), ...problems(401, 403, 404) },
 });
 
-export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): void {
-  app.openapi(publish, async (c) => {
+/** `/v1/envs/{owner}/{name}/versions`: publish, yank and read immutable versions. */
+export const versionRoutes = routeApp()
+  .openapi(publish, async (c) => {
+    const { now, fetch } = c.var;
     const { team } = requireTeam(c.get("principal"), "publish");
     const { owner, name } = c.req.valid("param");
     const b = c.req.valid("json");
@@ -96,15 +105,14 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     await db.update(hubEnvs).set({ updatedAt: t }).where(eq(hubEnvs.id, env.id));
     forgetGatewayTargets();
     return c.json(versionInfo(row), 201);
-  });
-
-  app.openapi(yank, async (c) => {
+  })
+  .openapi(yank, async (c) => {
     const { team } = requireTeam(c.get("principal"), "publish");
     const { owner, name, version } = c.req.valid("param");
     const db = hubDb(c.env);
     const env = await publishableEnv(db, team, owner, name);
     const row = await resolveVersion(db, env, version);
-    const yankedAt = row.yankedAt ?? new Date(now());
+    const yankedAt = row.yankedAt ?? new Date(c.var.now());
     if (!row.yankedAt) {
       await db
         .update(hubVersions)
@@ -113,9 +121,8 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     }
     forgetGatewayTargets();
     return c.json(versionInfo({ ...row, yankedAt }), 200);
-  });
-
-  app.openapi(getVersion, async (c) => {
+  })
+  .openapi(getVersion, async (c) => {
     const team = readerTeam(c.get("principal"));
     const { owner, name, version } = c.req.valid("param");
     const db = hubDb(c.env);
@@ -123,4 +130,3 @@ export function registerVersionRoutes(app: HubApp, { now, fetch }: RouteDeps): v
     const row = await resolveVersion(db, env, version);
     return c.json({ ...versionInfoFor(row, access), manifest: row.manifest as Manifest }, 200);
   });
-}

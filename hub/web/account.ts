@@ -1,13 +1,12 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import { EdgegymError } from "../../shared/errors.js";
+import { Role, SCOPES, type Scope, Slug } from "../../shared/registry.js";
 import { hasScope, principalOfSecret, requireTeam } from "../auth/middleware.js";
 import { createTeamToken, revokeTokenAs, teamTokens } from "../auth/token-admin.js";
 import { hubDb } from "../db.js";
-import { SCOPES, type Scope } from "../env.js";
 import { searchEnvs } from "../registry/search.js";
 import { ownedEnv, shareEnv, unshareEnv } from "../registry/shares.js";
-import { Role, Slug } from "../schemas.js";
 import { envCards } from "./env-list.js";
 import { type Html, layout, when } from "./layout.js";
 import { signedForm, signIn, signOut, type WebEnv, webTeam } from "./session.js";

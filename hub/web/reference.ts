@@ -1,7 +1,9 @@
 /// <reference path="./text-modules.d.ts" />
+
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import bundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js";
-import type { HubApp } from "../app.js";
+import type { AppEnv } from "../env.js";
 
 /** Where the hub serves Scalar's script; the page loads it from here, never from a CDN. */
 export const SCALAR_SCRIPT_PATH = "/v1/reference/scalar.js";
@@ -11,7 +13,7 @@ export const SCALAR_SCRIPT_PATH = "/v1/reference/scalar.js";
  * `@scalar/api-reference` standalone bundle (imported as text through wrangler.toml's `Text` rule)
  * served by the hub itself, and no web fonts fetched, so it renders offline.
  */
-export function registerReference(app: HubApp): void {
+export function registerReference(app: OpenAPIHono<AppEnv>): void {
   app.get(
     "/v1/reference",
     Scalar({

@@ -5,7 +5,6 @@ import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { EdgegymError } from "../../shared/errors.js";
-import type { RouteDeps } from "../app.js";
 import {
   accountPage,
   createTokenPost,
@@ -46,12 +45,12 @@ const RESERVED = new Set(["v1", "envs", "static", "runs"]);
  * `app.route`, so it adds routes only (no `*` middleware): the session is read per page, and the
  * Origin check (hono/csrf) guards every POST besides each form's own CSRF token.
  */
-export function webApp({ now }: RouteDeps): Hono<WebEnv> {
+export function webApp(): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
   const page =
     (h: (c: Context<WebEnv>) => Response | Promise<Response>): Handler<WebEnv> =>
     async (c) => {
-      c.set("web", await readSession(c, now()));
+      c.set("web", await readSession(c, c.var.now()));
       if (RESERVED.has(c.req.param("owner") ?? "")) return c.notFound();
       const res = await h(c);
       secure(res, c.get("web").principal.kind === "token");
@@ -73,7 +72,7 @@ export function webApp({ now }: RouteDeps): Hono<WebEnv> {
   web.post(
     "/sign-in",
     origin,
-    page((c) => signInPost(c, now)),
+    page((c) => signInPost(c, c.var.now)),
   );
   web.post("/sign-out", origin, page(signOutPost));
   web.get(
@@ -83,12 +82,12 @@ export function webApp({ now }: RouteDeps): Hono<WebEnv> {
   web.post(
     "/tokens",
     origin,
-    page((c) => createTokenPost(c, now)),
+    page((c) => createTokenPost(c, c.var.now)),
   );
   web.post(
     "/tokens/:id/revoke",
     origin,
-    page((c) => revokeTokenPost(c, now)),
+    page((c) => revokeTokenPost(c, c.var.now)),
   );
   web.get("/runs/:id", page(runPage));
   web.get("/:owner/:name", page(envCardPage));
@@ -96,7 +95,7 @@ export function webApp({ now }: RouteDeps): Hono<WebEnv> {
   web.post(
     "/:owner/:name/shares",
     origin,
-    page((c) => sharePost(c, now)),
+    page((c) => sharePost(c, c.var.now)),
   );
   web.post("/:owner/:name/shares/:team/revoke", origin, page(unsharePost));
 

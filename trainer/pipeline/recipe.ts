@@ -1,7 +1,7 @@
 import { access, readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { EnvRef } from "../../shared/evals.js";
+import { EnvRefString as EnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { TrainConfig } from "../train/config.js";
 import { parseConfig } from "../train/parse-config.js";
