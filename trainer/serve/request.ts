@@ -93,7 +93,8 @@ export function chatMessages(req: ChatCompletionRequest): ChatMessage[] {
       case "assistant":
         return {
           role: "assistant",
-          content: m.content ?? null,
+          // OpenAI clients send null beside tool_calls; jinja templates (Qwen3's) do string tests on it.
+          content: m.content ?? "",
           ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls } : {}),
         };
       default:
