@@ -216,7 +216,11 @@ describe("edgegym serve through the openai SDK", () => {
   });
 
   it("answers bad JSON and unknown URLs with OpenAI error bodies", async () => {
-    const bad = await fetch(`${serving.url}/v1/chat/completions`, { method: "POST", body: "{nope" });
+    const bad = await fetch(`${serving.url}/v1/chat/completions`, {
+      method: "POST",
+      body: "{nope",
+      signal: AbortSignal.timeout(30_000),
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({
       error: {
@@ -226,7 +230,11 @@ describe("edgegym serve through the openai SDK", () => {
         code: "invalid_json",
       },
     });
-    const missing = await fetch(`${serving.url}/v1/completions`, { method: "POST", body: "{}" });
+    const missing = await fetch(`${serving.url}/v1/completions`, {
+      method: "POST",
+      body: "{}",
+      signal: AbortSignal.timeout(30_000),
+    });
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("unknown_url");
   });
