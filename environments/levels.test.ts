@@ -6,6 +6,7 @@ import { calculator, calculatorLevels, createCalculator } from "./calculator/ind
 import { CALCULATOR_LEVELS, proceduralTask } from "./calculator/tasks.js";
 import { code, codeLevels, createCodeEnvironment } from "./code/index.js";
 import { CODE_LEVELS, codeTask } from "./code/tasks.js";
+import { openLocalDb } from "./data/local-db.js";
 import { defineEnvironment, type Environment, generateSecrets } from "./kit/index.js";
 import { search, searchAtLevel, searchLevels } from "./search/index.js";
 import { SEARCH_LEVELS, splitWorld, worldTask } from "./search/questions.js";
@@ -212,4 +213,20 @@ describe("the expert solves every level", () => {
       expect(failures).toEqual([]);
     }, 120_000);
   }
+
+  it("search and webshop, levels below the top, with their corpus and catalog in SQLite (FTS5): reward 1 on 20 train tasks", async () => {
+    const db = await openLocalDb(":memory:");
+    try {
+      const rt = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: db } };
+      const failures: string[] = [];
+      for (const env of [...searchLevels, ...webshopLevels]) {
+        for (let i = 0; i < 20; i++) {
+          if ((await playExpert(env, rt, "train", i)).reward !== 1) failures.push(`${env.name} train/${i}`);
+        }
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 });
