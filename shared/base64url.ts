@@ -1,3 +1,5 @@
+import { onNode } from "./runtime.js";
+
 /** Node's Buffer, whose encoders are native and much faster than `btoa` on Node. */
 type NodeBytes = Uint8Array & { toString(encoding: string): string };
 type BufferLike = {
@@ -11,9 +13,8 @@ type NativeBase64 = {
 };
 type NativeBytes = Uint8Array & { toBase64(options: { alphabet: "base64url"; omitPadding: true }): string };
 
-const g = globalThis as { Buffer?: BufferLike; navigator?: { userAgent?: string } };
 /** Only Node's own Buffer: on workerd `Buffer` is a compatibility layer over slower JavaScript. */
-const NodeBuffer = g.navigator?.userAgent?.startsWith("Node.js") ? g.Buffer : undefined;
+const NodeBuffer = onNode ? (globalThis as { Buffer?: BufferLike }).Buffer : undefined;
 const native = typeof (Uint8Array as unknown as Partial<NativeBase64>).fromBase64 === "function";
 
 /** Base64url without padding (RFC 4648 §5), the alphabet of JOSE. */

@@ -2,6 +2,7 @@ import { calculateJwkThumbprint, compactVerify, exportJWK, generateKeyPair, impo
 import { toBase64Url } from "./base64url.js";
 import { type PublicJwk, ReceiptClaims } from "./protocol.js";
 import type { Result } from "./result.js";
+import { nodeBuiltin } from "./runtime.js";
 
 export const RECEIPT_TYP = "edgegym-receipt+jws";
 
@@ -19,14 +20,7 @@ type NodeSigner = {
   createPrivateKey(input: { key: JWK; format: "jwk" }): unknown;
   sign(algorithm: null, data: Uint8Array, key: unknown): Uint8Array;
 };
-const nodeCrypto: NodeSigner | undefined = (() => {
-  const g = globalThis as {
-    navigator?: { userAgent?: string };
-    process?: { getBuiltinModule?: (id: string) => unknown };
-  };
-  if (!g.navigator?.userAgent?.startsWith("Node.js")) return undefined;
-  return g.process?.getBuiltinModule?.("node:crypto") as NodeSigner | undefined;
-})();
+const nodeCrypto = nodeBuiltin<NodeSigner>("node:crypto");
 
 /** A fresh Ed25519 key pair; the private half as JWK is what the `EDGEGYM_SIGNING_KEY` secret holds. */
 export async function generateSigningJwk(): Promise<JWK> {

@@ -1,5 +1,6 @@
 import { fromBase64Url, toBase64Url } from "./base64url.js";
 import type { Result } from "./result.js";
+import { nodeBuiltin } from "./runtime.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -49,14 +50,7 @@ type NodeCrypto = {
  * Node's WebCrypto runs every AES-GCM call as a thread-pool job, which costs more than the rest of
  * a step; Node's own cipher is synchronous. Workers and other runtimes use WebCrypto.
  */
-const nodeCrypto: NodeCrypto | undefined = (() => {
-  const g = globalThis as {
-    navigator?: { userAgent?: string };
-    process?: { getBuiltinModule?: (id: string) => unknown };
-  };
-  if (!g.navigator?.userAgent?.startsWith("Node.js")) return undefined;
-  return g.process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
-})();
+const nodeCrypto = nodeBuiltin<NodeCrypto>("node:crypto");
 
 const webKey = (key: SealKey): Promise<CryptoKey> => {
   key.web ??= crypto.subtle.importKey("raw", key.raw, "AES-GCM", false, ["encrypt", "decrypt"]);

@@ -1,10 +1,6 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
 
-/** workerd identifies itself this way; it needs the wasm as an imported module and has no threads. */
-export const onWorkerd =
-  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers";
-
 const PAGE_BYTES = 64 * 1024;
 /** The memory the QuickJS build starts with (its INITIAL_MEMORY): its own data and stack. */
 const BASE_BYTES = 16 * 1024 * 1024;
@@ -13,16 +9,25 @@ const SLACK_BYTES = 16 * 1024 * 1024;
 
 const instances = new Map<number, Promise<QuickJSWASMModule>>();
 
-async function load(heapBytes: number): Promise<QuickJSWASMModule> {
+/**
+ * The QuickJS binary as a compiled module, for runtimes that cannot compile wasm from bytes (workerd,
+ * where it is imported through wrangler's CompiledWasm rule). The caller decides, not this file: it
+ * also runs in Node's sandbox threads, which load it without a TypeScript resolver (packages only).
+ */
+export type WasmModuleSource = () => Promise<WebAssembly.Module>;
+
+async function load(
+  heapBytes: number,
+  wasmModuleSource: WasmModuleSource | undefined,
+): Promise<QuickJSWASMModule> {
   // QuickJS's heap limit can't count bytes in this build (emscripten has no malloc_usable_size), so
   // the limit is the wasm memory's own maximum: past it malloc fails and QuickJS throws out of memory.
   const wasmMemory = new WebAssembly.Memory({
     initial: BASE_BYTES / PAGE_BYTES,
     maximum: Math.ceil((BASE_BYTES + heapBytes + SLACK_BYTES) / PAGE_BYTES),
   });
-  if (onWorkerd) {
-    // workerd cannot compile wasm from bytes, so the binary comes in as a module (CompiledWasm rule).
-    const { default: wasmModule } = await import("./quickjs-wasm.js");
+  if (wasmModuleSource) {
+    const wasmModule = await wasmModuleSource();
     return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory }));
   }
   return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory }));
@@ -30,13 +35,13 @@ async function load(heapBytes: number): Promise<QuickJSWASMModule> {
 
 /**
  * The QuickJS wasm instance shared by every sandbox in this isolate with this heap size (each call
- * still gets its own runtime and context). On Node it loads the package's file, on workerd the
- * imported module.
+ * still gets its own runtime and context). It loads the package's file unless given the binary as
+ * a module (on workerd).
  */
-export function quickjs(heapBytes: number): Promise<QuickJSWASMModule> {
+export function quickjs(heapBytes: number, wasmModuleSource?: WasmModuleSource): Promise<QuickJSWASMModule> {
   let loading = instances.get(heapBytes);
   if (!loading) {
-    loading = load(heapBytes);
+    loading = load(heapBytes, wasmModuleSource);
     instances.set(heapBytes, loading);
     loading.catch(() => instances.delete(heapBytes));
   }

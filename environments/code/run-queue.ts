@@ -1,15 +1,7 @@
-import { discardQuickJS, onWorkerd, quickjs } from "./quickjs.js";
-import { runProgram, type SandboxLimits, type SandboxRun } from "./sandbox.js";
+import { onNode, onWorkerd } from "../../shared/runtime.js";
+import { discardQuickJS, quickjs } from "./quickjs.js";
+import { type QueueOptions, runProgram, type SandboxLimits, type SandboxRun } from "./sandbox.js";
 import type { ThreadPool } from "./thread-pool.js";
-
-export type QueueOptions = {
-  /** A call that has waited this long for its turn is refused as busy instead of run. */
-  maxWaitMs: number;
-  /** Aborted when the step's deadline passes: a call still waiting is dropped. */
-  signal?: AbortSignal;
-  /** The clock the wait is measured on (ms); Date.now unless a test controls time. */
-  now?: () => number;
-};
 
 const busy = (waited: number): SandboxRun => ({
   ok: false,
@@ -26,6 +18,9 @@ const yieldToEventLoop = () =>
   new Promise<void>((resolve) =>
     typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0),
   );
+
+/** workerd cannot compile wasm from bytes, so there the binary comes in as a module (CompiledWasm rule). */
+const wasmModule = onWorkerd ? async () => (await import("./quickjs-wasm.js")).default : undefined;
 
 /**
  * Runs one program in a fresh sandbox on the calling thread (workerd, which has no threads). A run
@@ -47,7 +42,7 @@ export async function runInline(
   if (options.signal?.aborted || waited > options.maxWaitMs) return busy(waited);
   let qjs: Awaited<ReturnType<typeof quickjs>>;
   try {
-    qjs = await quickjs(limits.memoryBytes);
+    qjs = await quickjs(limits.memoryBytes, wasmModule);
   } catch {
     return {
       ok: false,
@@ -59,10 +54,6 @@ export async function runInline(
   if (run.poisoned) discardQuickJS(limits.memoryBytes);
   return run;
 }
-
-const onNode =
-  !onWorkerd &&
-  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === "node";
 
 let pool: Promise<ThreadPool | undefined> | undefined;
 

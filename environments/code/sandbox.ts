@@ -19,6 +19,16 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   outputChars: 4096,
 };
 
+/** How a run waits for its turn on a busy sandbox (inline on workerd, or for a Node thread). */
+export type QueueOptions = {
+  /** A call that has waited this long for its turn is refused as busy instead of run. */
+  maxWaitMs: number;
+  /** Aborted when the step's deadline passes: a call still waiting is dropped. */
+  signal?: AbortSignal;
+  /** The clock the wait is measured on (ms); Date.now unless a test controls time. */
+  now?: () => number;
+};
+
 export type SandboxFailure = "timeout" | "memory" | "stack" | "exception" | "busy" | "crash";
 
 export type SandboxOutput = {

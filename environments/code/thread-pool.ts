@@ -1,6 +1,5 @@
 import type { Worker } from "node:worker_threads";
-import type { QueueOptions } from "./run-queue.js";
-import type { SandboxFailure, SandboxLimits, SandboxRun } from "./sandbox.js";
+import type { QueueOptions, SandboxFailure, SandboxLimits, SandboxRun } from "./sandbox.js";
 
 /** How long past its deadline a run may take before its thread is killed (QuickJS checks the
  * deadline only every ~10,000 back-edges, so a loop around one costly built-in can overrun it). */

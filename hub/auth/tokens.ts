@@ -1,22 +1,16 @@
+import { toBase64Url } from "../../shared/base64url.js";
 import { sha256Hex } from "../../shared/content-hash.js";
 
 export const TOKEN_PREFIX = "egh_";
 
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
-}
-
 /** A new API token secret: `egh_` + 32 random bytes as base64url. Shown once, stored only hashed. */
 export function newTokenSecret(): string {
-  return TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return TOKEN_PREFIX + toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** A short random id with a readable prefix, e.g. `tok_…`, `run_…`. */
 export function newId(prefix: string): string {
-  return `${prefix}_${base64url(crypto.getRandomValues(new Uint8Array(12)))}`;
+  return `${prefix}_${toBase64Url(crypto.getRandomValues(new Uint8Array(12)))}`;
 }
 
 /** What the database keeps of a token: its SHA-256, so a leaked table grants nothing. */

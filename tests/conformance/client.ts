@@ -61,6 +61,16 @@ export function protocolClient(target: ConformanceTarget) {
 
 export type ProtocolClient = ReturnType<typeof protocolClient>;
 
+/**
+ * Shared state of one conformance run: the target, a client, and the manifest fetched once. Here
+ * rather than in conformance.ts, which imports every suite, so the suites needn't import it back.
+ */
+export type Suite = {
+  target: ConformanceTarget;
+  client: ProtocolClient;
+  manifest: Awaited<ReturnType<ProtocolClient["manifest"]>>;
+};
+
 /** Asserts an RFC 9457 problem with `code` and its status, and that nothing of a stack trace leaks. */
 export async function expectProblem(res: Response, code: ErrorCode): Promise<Problem> {
   const text = await res.text();

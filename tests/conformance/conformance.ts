@@ -14,20 +14,13 @@
  * environment and live in `describeKitFaults`.
  */
 import { beforeAll, describe } from "vitest";
-import { type ConformanceTarget, protocolClient } from "./client.js";
+import { type ConformanceTarget, protocolClient, type Suite } from "./client.js";
 import { errorTests } from "./errors-suite.js";
 import { hostileTests } from "./hostile-suite.js";
 import { sessionTests } from "./sessions-suite.js";
 import { stepTests } from "./steps-suite.js";
 
 export type { ConformanceTarget } from "./client.js";
-
-/** Shared state of one run: the target, a client, and the manifest fetched once. */
-export type Suite = {
-  target: ConformanceTarget;
-  client: ReturnType<typeof protocolClient>;
-  manifest: Awaited<ReturnType<ReturnType<typeof protocolClient>["manifest"]>>;
-};
 
 export function describeConformance(
   name: string,

@@ -1,6 +1,5 @@
 import { expect, it } from "vitest";
-import { expectProblem } from "./client.js";
-import type { Suite } from "./conformance.js";
+import { expectProblem, type Suite } from "./client.js";
 import { forgeToken, tamper } from "./forge.js";
 
 const POSTS = ["/v1/sessions", "/v1/step", "/v1/step:batch", "/v1/expert"] as const;

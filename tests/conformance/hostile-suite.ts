@@ -2,8 +2,7 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import type { TaskRef } from "../../shared/protocol.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
-import { expectProblem } from "./client.js";
-import type { Suite } from "./conformance.js";
+import { expectProblem, type Suite } from "./client.js";
 import { forgeToken } from "./forge.js";
 
 /** Names every plain object answers to through its prototype: a tool lookup must not find them. */

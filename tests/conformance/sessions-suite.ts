@@ -1,7 +1,6 @@
 import { expect, it } from "vitest";
 import { PROTOCOL } from "../../shared/protocol.js";
-import { expectProblem, playExpert } from "./client.js";
-import type { Suite } from "./conformance.js";
+import { expectProblem, playExpert, type Suite } from "./client.js";
 
 /** The manifest, session creation and task selection, and the expert route. */
 export function sessionTests(s: Suite): void {

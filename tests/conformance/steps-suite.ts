@@ -4,8 +4,7 @@ import { type ErrorCode, Problem } from "../../shared/errors.js";
 import { StepResult, type TaskRef } from "../../shared/protocol.js";
 import { verifyReceipt } from "../../shared/receipt.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
-import { expectProblem, firstCall, playExpert } from "./client.js";
-import type { Suite } from "./conformance.js";
+import { expectProblem, firstCall, playExpert, type Suite } from "./client.js";
 
 const UNKNOWN_TOOL = formatHermesCall("__no_such_tool__", {});
 
