@@ -1,4 +1,4 @@
-import { type Rng, rng } from "../kit/random.js";
+import { type Rng, rng } from "../../shared/random.js";
 import type { Passage } from "./task.js";
 
 /**

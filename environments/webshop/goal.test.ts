@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rng } from "../kit/random.js";
+import { rng } from "../../shared/random.js";
 import { humanGoal, optionCombinations, priceUpper, syntheticGoals } from "./goal.js";
 import type { Product } from "./product.js";
 

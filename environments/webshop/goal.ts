@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Rng } from "../kit/random.js";
+import type { Rng } from "../../shared/random.js";
 import type { Product } from "./product.js";
 
 /** A WebShop goal (`get_synthetic_goals` / `get_human_goals`): the target and what the reward checks. */

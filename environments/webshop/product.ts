@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hashString, rng } from "../kit/random.js";
+import { hashString, rng } from "../../shared/random.js";
 
 /** A review as WebShop's review page shows it (WebShop itself ships none: its review loading is off). */
 export const Review = z.object({ title: z.string(), score: z.number(), body: z.string() });

@@ -10,7 +10,7 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import * as tf from "@tensorflow/tfjs-core";
-import { rng } from "../../environments/kit/random.js";
+import { rng } from "../../shared/random.js";
 import { initBackend, isBackendName } from "../../trainer/backend/backend.js";
 import { createModel } from "../../trainer/model/create-model.js";
 import { createAdam } from "../../trainer/policy/optimizer-step.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rng } from "../../environments/kit/random.js";
+import { rng } from "../../shared/random.js";
 import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import { createAdam } from "../policy/optimizer-step.js";

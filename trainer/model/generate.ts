@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { rng } from "../../environments/kit/random.js";
+import { rng } from "../../shared/random.js";
 import { PASS_ELEMENTS, passCost } from "../policy/passes.js";
 import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
 import {

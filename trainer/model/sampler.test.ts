@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rng } from "../../environments/kit/random.js";
+import { rng } from "../../shared/random.js";
 import { drawToken } from "./sampler.js";
 
 // Probabilities 0.5, 0.3, 0.2 as logits (softmax of log p is p), at offset 1 of a longer array.

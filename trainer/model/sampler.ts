@@ -1,4 +1,4 @@
-import type { Rng } from "../../environments/kit/random.js";
+import type { Rng } from "../../shared/random.js";
 
 export interface Draw {
   token: number;

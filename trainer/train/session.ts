@@ -1,8 +1,8 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Variable } from "@tensorflow/tfjs-core";
-import { rng } from "../../environments/kit/random.js";
 import type { Manifest } from "../../shared/protocol.js";
+import { rng } from "../../shared/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { initBackend } from "../backend/backend.js";
 import { EnvClient } from "../client/env-client.js";

@@ -1,4 +1,4 @@
-import { rng } from "../../environments/kit/random.js";
+import { rng } from "../../shared/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { createAdam } from "../policy/optimizer-step.js";
 import { writeReport } from "../report/report.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { hashString, rng } from "../../../shared/random.js";
 import { formatHermesCall } from "../../../shared/tool-calls.js";
 import { defineEnvironment } from "../../kit/index.js";
-import { hashString, rng } from "../../kit/random.js";
 
 /** One task: the secret number, somewhere in 1..max. */
 type Task = { secret: number; max: number };
