@@ -27,11 +27,6 @@ export interface SpecialIds {
 export interface RenderChatOptions {
   /** Append the header that opens an assistant turn, so the model continues as the assistant. */
   addGenerationPrompt: boolean;
-  /**
-   * Render only these messages as a continuation of an earlier rendering (no BOS, no default system
-   * turn). Used to append observations after the model's own response ids without re-tokenizing them.
-   */
-  continuation?: boolean;
   /** Tools offered to the model; templates that support tools render them in the system turn. */
   tools?: readonly ToolSpec[];
 }
@@ -52,10 +47,19 @@ export interface Tokenizer {
   /** A conversation through the chat template, as ids. */
   renderChat(messages: readonly ChatMessage[], opts: RenderChatOptions): number[];
   /**
-   * Ids that close an assistant turn whose sampled ids did not end in a stop id (truncated at
-   * maxNewTokens), so the next observation can be appended. Empty when nothing is needed.
+   * The ids that follow a prompt once the model answered it with `responseIds`: what the chat
+   * template writes after the response (the turn's close, unless the sampled ids already end with
+   * it), the `next` messages and the generation prompt. `history` is the conversation that prompt
+   * rendered. Prompt + response + these ids equal, id for id, the template's rendering of
+   * `[...history, response, ...next]` with the response's sampled ids where its text would go:
+   * responses are never re-rendered or re-tokenized (see trainer/rollout/prompt.ts).
    */
-  renderAssistantSuffix(): number[];
+  renderNextTurn(
+    history: readonly ChatMessage[],
+    responseIds: readonly number[],
+    next: readonly ChatMessage[],
+    opts?: { tools?: readonly ToolSpec[] },
+  ): number[];
   /** Ids that end generation: end-of-turn and eos. */
   readonly stopIds: readonly number[];
 }

@@ -1,7 +1,8 @@
-import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
+import type { ToolSpec } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient } from "../client/env-client.js";
 import type { Tokenizer } from "../policy/types.js";
+import { firstPrompt, nextPrompt } from "./prompt.js";
 import type { StepRecord, Trajectory } from "./types.js";
 
 export type DemoOptions = {
@@ -15,7 +16,7 @@ export type DemoOptions = {
 
 /**
  * Expert demonstrations through the env's `/v1/expert`: the same step records as a rollout (prompt
- * ids built the same way, observations appended), with the expert's action encoded as the response
+ * ids built by the same {@link nextPrompt}), with the expert's action encoded as the response
  * and closed by end-of-turn, so SFT trains exactly the ids the policy will later sample.
  */
 export async function collectDemos(
@@ -24,12 +25,7 @@ export async function collectDemos(
   opts: DemoOptions,
   tools: readonly ToolSpec[] = [],
 ): Promise<Trajectory[]> {
-  const render = (messages: readonly ChatMessage[], continuation: boolean) =>
-    tokenizer.renderChat(messages, {
-      addGenerationPrompt: true,
-      ...(continuation ? { continuation } : {}),
-      ...(opts.renderTools ? { tools } : {}),
-    });
+  const promptTools = opts.renderTools ? tools : undefined;
   const out: Trajectory[] = [];
   let next = 0;
   const worker = async () => {
@@ -43,7 +39,7 @@ export async function collectDemos(
     if (!start.ok)
       return { ...base, steps: [], return: 0, success: false, truncated: false, failure: start.error };
     let session = start.value.session;
-    let promptIds = render(start.value.observation.messages, false);
+    let conv = firstPrompt(tokenizer, start.value.observation.messages, promptTools);
     const steps: StepRecord[] = [];
     for (let step = 0; step < opts.maxSteps; step++) {
       const expert = await client.expert(session);
@@ -57,7 +53,7 @@ export async function collectDemos(
         episode,
         group: episode,
         step,
-        promptIds,
+        promptIds: conv.promptIds,
         responseIds,
         responseLogprobs: [],
         action,
@@ -73,10 +69,7 @@ export async function collectDemos(
         const success = (r.info.reward_components.outcome ?? r.reward) > 0;
         return { ...base, steps, return: ret, success, truncated: r.truncated };
       }
-      promptIds =
-        r.observation.mode === "replace"
-          ? render(r.observation.messages, false)
-          : [...promptIds, ...responseIds, ...render(r.observation.messages, true)];
+      conv = nextPrompt(tokenizer, conv, responseIds, action, r.observation, promptTools);
       session = r.session;
     }
     return {

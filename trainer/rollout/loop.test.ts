@@ -72,17 +72,17 @@ describe("runRollouts", () => {
     if (!first || !second) throw new Error("episode 1 should have two steps");
     expect(first.responseIds).toEqual(call);
     expect(first.toolCalls).toBe(1);
-    // The next prompt is the previous prompt, the sampled ids verbatim, the closing suffix (the call
-    // had no stop id) and the observation rendered as a continuation.
-    const observation = tokenizer.renderChat(first.observation, {
-      addGenerationPrompt: true,
-      continuation: true,
-    });
+    // The next prompt is the previous prompt, the sampled ids verbatim, <|end|> (the call had no stop
+    // id), the observation's turns and the assistant header.
+    const observation = first.observation.flatMap((m) => [
+      ...tokenizer.renderChat([m], { addGenerationPrompt: false }).slice(1),
+    ]);
     expect(second.promptIds).toEqual([
       ...first.promptIds,
       ...call,
-      ...tokenizer.renderAssistantSuffix(),
+      tokenizer.special.endOfTurn,
       ...observation,
+      tokenizer.specialTokens.get("<|assistant|>"),
     ]);
     expect(first.observation[0]?.content).toContain("5");
     expect(second.responseLogprobs).toHaveLength(second.responseIds.length);

@@ -1,7 +1,8 @@
-import type { ChatMessage, Observation, TaskRef, ToolSpec } from "../../shared/protocol.js";
+import type { ChatMessage, TaskRef, ToolSpec } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient, InfraFailure } from "../client/env-client.js";
 import type { Tokenizer } from "../policy/types.js";
+import { firstPrompt, nextPrompt } from "./prompt.js";
 import type { Generator, RolloutOptions, RolloutStats, StepRecord, Trajectory } from "./types.js";
 
 /** A live episode: its session token, the conversation so far and the ids the model conditions on. */
@@ -27,9 +28,9 @@ type GroupStart = {
 
 /**
  * Agent-R1-style step-level rollouts with continuous batching. Each round generates for every live
- * episode in one batched call, steps the envs concurrently, then applies each observation: in append
- * mode the observation's ids go after the sampled ids (which are kept as sampled, never re-tokenized);
- * in replace mode the prompt is rendered afresh from the new messages. Finished episodes leave the
+ * episode in one batched call, steps the envs concurrently, then applies each observation through
+ * {@link nextPrompt}: in append mode the template's next turn goes after the sampled ids (which are
+ * kept as sampled, never re-tokenized); in replace mode the prompt is rendered afresh. Finished episodes leave the
  * batch and queued ones take their place. An env failure after the client's retries ends that episode
  * as an infrastructure failure and the others go on.
  */
@@ -40,12 +41,7 @@ export async function runRollouts(
   opts: RolloutOptions,
   tools: readonly ToolSpec[] = [],
 ): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
-  const render = (messages: ChatMessage[], continuation: boolean) =>
-    tokenizer.renderChat(messages, {
-      addGenerationPrompt: true,
-      ...(continuation ? { continuation } : {}),
-      ...(opts.renderTools ? { tools } : {}),
-    });
+  const promptTools = opts.renderTools ? tools : undefined;
   const stats: RolloutStats = {
     episodes: 0,
     infraFailures: 0,
@@ -124,8 +120,7 @@ export async function runRollouts(
         );
         continue;
       }
-      const messages = structuredClone(start.messages);
-      live.push({ ...start, episode, messages, promptIds: render(messages, false), steps: [] });
+      live.push({ ...start, episode, ...firstPrompt(tokenizer, start.messages, promptTools), steps: [] });
     }
     if (live.length === 0) continue;
 
@@ -182,7 +177,7 @@ export async function runRollouts(
         finish(e, { truncated: res.truncated });
         return;
       }
-      applyObservation(e, res.observation, responseIds, sampled.finished[i] ?? false, action);
+      Object.assign(e, nextPrompt(tokenizer, e, responseIds, action, res.observation, promptTools));
       const overLength = e.promptIds.length + opts.maxNewTokens > policy.config.contextLength;
       if (e.steps.length >= opts.maxSteps || overLength) {
         record.truncated = true;
@@ -196,22 +191,4 @@ export async function runRollouts(
   }
   done.sort((a, b) => a.episode - b.episode);
   return { trajectories: done, stats };
-
-  function applyObservation(
-    e: Live,
-    obs: Observation,
-    responseIds: number[],
-    finished: boolean,
-    text: string,
-  ) {
-    e.messages.push({ role: "assistant", content: text });
-    if (obs.mode === "replace") {
-      e.messages = structuredClone(obs.messages);
-      e.promptIds = render(e.messages, false);
-      return;
-    }
-    e.messages.push(...obs.messages);
-    const suffix = finished ? [] : tokenizer.renderAssistantSuffix();
-    e.promptIds = [...e.promptIds, ...responseIds, ...suffix, ...render(obs.messages, true)];
-  }
 }

@@ -33,12 +33,19 @@ describe("byte tokenizer", () => {
       { role: "user", content: "u" },
     ];
     const later: ChatMessage[] = [{ role: "tool", tool_call_id: "c", content: "4" }];
-    const whole = tok.renderChat([...first, ...later], { addGenerationPrompt: true });
+    const response = [...tok.encode("5"), tok.special.endOfTurn];
+    const whole = tok.renderChat([...first, { role: "assistant", content: "5" }, ...later], {
+      addGenerationPrompt: true,
+    });
+    // The prompt, the sampled response (ending in <|end|>), then the next turn: the whole rendering.
     const parts = [
-      ...tok.renderChat(first, { addGenerationPrompt: false }),
-      ...tok.renderChat(later, { addGenerationPrompt: true, continuation: true }),
+      ...tok.renderChat(first, { addGenerationPrompt: true }),
+      ...response,
+      ...tok.renderNextTurn(first, response, later),
     ];
     expect(parts).toEqual(whole);
+    // A response cut before its stop id gets the <|end|> the rendering has.
+    expect(tok.renderNextTurn(first, response.slice(0, -1), later)[0]).toBe(tok.special.endOfTurn);
     // bos, <|system|> s <|end|>, <|user|> u <|end|>, then the tool turn and the assistant header.
     expect(whole.slice(0, 7)).toEqual([257, 259, 115, 263, 260, 117, 263]);
     expect(whole.at(-1)).toBe(261);
@@ -54,7 +61,7 @@ describe("byte tokenizer", () => {
           tool_calls: [{ id: "c", type: "function", function: { name: "add", arguments: '{"x":1}' } }],
         },
       ],
-      { addGenerationPrompt: false, continuation: true },
+      { addGenerationPrompt: false },
     );
     expect(tok.decode(ids)).toBe('<tool_call>{"name":"add","arguments":{"x":1}}</tool_call>');
   });

@@ -95,17 +95,37 @@ export class ByteTokenizer implements Tokenizer {
   }
 
   renderChat(messages: readonly ChatMessage[], opts: RenderChatOptions): number[] {
-    const ids = opts.continuation ? [] : [this.special.bos];
-    messages.forEach((m, i) => {
-      const tools = i === 0 && m.role === "system" && !opts.continuation ? opts.tools : undefined;
-      ids.push(ROLE_IDS[m.role], ...this.encode(messageText(m, tools)), this.special.endOfTurn);
-    });
-    if (opts.addGenerationPrompt) ids.push(ROLE_IDS.assistant);
-    return ids;
+    return [this.special.bos, ...this.renderTurns(messages, opts.addGenerationPrompt, opts.tools)];
   }
 
-  renderAssistantSuffix(): number[] {
-    return [this.special.endOfTurn];
+  /**
+   * Turns concatenate, so the next turn is the close (when the response did not end with a stop id)
+   * and `next` rendered alone; the history is not needed. Tools are only rendered into a system
+   * message that opens the conversation.
+   */
+  renderNextTurn(
+    _history: readonly ChatMessage[],
+    responseIds: readonly number[],
+    next: readonly ChatMessage[],
+  ) {
+    const last = responseIds.at(-1);
+    const close = last !== undefined && this.stopIds.includes(last) ? [] : [this.special.endOfTurn];
+    return [...close, ...this.renderTurns(next, true, undefined)];
+  }
+
+  /** `<|role|> text <|end|>` per message; tools go into a system message that opens a conversation. */
+  private renderTurns(
+    messages: readonly ChatMessage[],
+    addGenerationPrompt: boolean,
+    tools: readonly ToolSpec[] | undefined,
+  ): number[] {
+    const ids: number[] = [];
+    messages.forEach((m, i) => {
+      const t = i === 0 && m.role === "system" ? tools : undefined;
+      ids.push(ROLE_IDS[m.role], ...this.encode(messageText(m, t)), this.special.endOfTurn);
+    });
+    if (addGenerationPrompt) ids.push(ROLE_IDS.assistant);
+    return ids;
   }
 }
 

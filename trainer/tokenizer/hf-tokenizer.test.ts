@@ -1,64 +1,34 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../shared/protocol.js";
 import type { HfTokenizer } from "./hf-tokenizer.js";
 import { loadHfTokenizer } from "./hf-tokenizer.js";
-
-/** GPT-2's byte → printable character table, as byte-level BPE vocabularies use. */
-function bytesToUnicode(): string[] {
-  const keep = [...Array(256).keys()].filter(
-    (b) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174,
-  );
-  let extra = 0;
-  return [...Array(256).keys()].map((b) => String.fromCharCode(keep.includes(b) ? b : 256 + extra++));
-}
-
-const CHATML =
-  "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}" +
-  "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+import { CHATML_TOKENS, chatTemplate, LLAMA3_TOKENS, writeTokenizerFolder } from "./tokenizer-fixtures.js";
 
 let dir = "";
 let tok: HfTokenizer;
+let llama: HfTokenizer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "edgegym-hf-tok-"));
-  const vocab = Object.fromEntries(bytesToUnicode().map((ch, i) => [ch, i]));
-  const added = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"].map((content, i) => ({
-    id: 256 + i,
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  }));
-  const tokenizerJson = {
-    version: "1.0",
-    added_tokens: [
-      ...added,
-      { ...added[0], id: 259, content: "<tool_call>", special: false },
-      { ...added[0], id: 260, content: "</tool_call>", special: false },
-    ],
-    normalizer: null,
-    pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, trim_offsets: false, use_regex: true },
-    post_processor: null,
-    decoder: { type: "ByteLevel", add_prefix_space: false, trim_offsets: false, use_regex: true },
-    model: { type: "BPE", vocab, merges: [], ignore_merges: false },
-  };
-  await writeFile(join(dir, "tokenizer.json"), JSON.stringify(tokenizerJson));
-  await writeFile(
-    join(dir, "tokenizer_config.json"),
-    JSON.stringify({
-      chat_template: CHATML,
-      eos_token: "<|im_end|>",
-      pad_token: "<|endoftext|>",
-      bos_token: null,
-    }),
-  );
-  const loaded = await loadHfTokenizer(dir);
-  if (!loaded.ok) throw new Error(loaded.error);
+  await writeTokenizerFolder(join(dir, "chatml"), CHATML_TOKENS, {
+    chat_template: chatTemplate("chatml"),
+    eos_token: "<|im_end|>",
+    pad_token: "<|endoftext|>",
+    bos_token: null,
+  });
+  await writeTokenizerFolder(join(dir, "llama3"), LLAMA3_TOKENS, {
+    chat_template: chatTemplate("llama3"),
+    bos_token: "<|begin_of_text|>",
+    eos_token: "<|eot_id|>",
+  });
+  const loaded = await loadHfTokenizer(join(dir, "chatml"));
+  const loadedLlama = await loadHfTokenizer(join(dir, "llama3"));
+  if (!loaded.ok || !loadedLlama.ok) throw new Error("fixture tokenizers did not load");
   tok = loaded.value;
+  llama = loadedLlama.value;
 });
 
 afterAll(async () => {
@@ -79,20 +49,35 @@ describe("Hugging Face tokenizer", () => {
     expect(tok.encode("<tool_call>x</tool_call>")).toEqual([259, 120, 260]);
   });
 
-  it("renders the chat template, and continuations that append to it", () => {
+  it("reads Llama 3's special tokens: <|begin_of_text|> opens, <|eot_id|> ends a turn", () => {
+    // Ids run to <|eot_id|> = 128,009, so 128,010 rows; the unused ids between are simply never produced.
+    expect(llama.vocabSize).toBe(128_010);
+    expect(llama.special).toEqual({ bos: 128_000, eos: 128_009, pad: 128_009, endOfTurn: 128_009 });
+    const ids = llama.renderChat([{ role: "user", content: "hi" }], { addGenerationPrompt: true });
+    // <|begin_of_text|>, the dated system turn, then <|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>.
+    expect(ids[0]).toBe(128_000);
+    const user = [128_006, ...llama.encode("user"), 128_007, 10, 10, 104, 105, 128_009];
+    const header = [128_006, ...llama.encode("assistant"), 128_007, 10, 10];
+    expect(ids.slice(-user.length - header.length)).toEqual([...user, ...header]);
+    expect(llama.decode(ids)).not.toContain("<|");
+  });
+
+  it("renders the chat template and closes a turn the way the template does", () => {
     const ids = tok.renderChat([{ role: "user", content: "q" }], { addGenerationPrompt: true });
     expect(tok.decode(ids, { keepControl: true })).toBe(
       "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n",
     );
-    const more = tok.renderChat([{ role: "user", content: "r" }], {
-      addGenerationPrompt: true,
-      continuation: true,
-    });
-    expect(tok.decode(more, { keepControl: true })).toBe(
-      "<|im_start|>user\nr<|im_end|>\n<|im_start|>assistant\n",
+    const history: ChatMessage[] = [{ role: "user", content: "q" }];
+    const next: ChatMessage[] = [{ role: "user", content: "r" }];
+    // A response that ended with <|im_end|> (258) is followed by "\n" (10), not by a second <|im_end|>;
+    // one cut short gets both. ChatML writes "<|im_end|>\n" after every turn.
+    const turn = tok.renderNextTurn(history, [97, 258], next);
+    expect(tok.decode(turn, { keepControl: true })).toBe(
+      "\n<|im_start|>user\nr<|im_end|>\n<|im_start|>assistant\n",
     );
-    // After an assistant's text ChatML writes "<|im_end|>\n": 258 then "\n" (byte 10).
-    expect(tok.renderAssistantSuffix()).toEqual([258, 10]);
+    expect(tok.renderNextTurn(history, [97], next)).toEqual([258, ...turn]);
+    // With no message after the response, the close and the generation prompt.
+    expect(tok.renderNextTurn(history, [97], [])).toEqual([258, 10, 257, ...tok.encode("assistant\n")]);
   });
 
   it("reports a folder without a tokenizer", async () => {

@@ -2,15 +2,16 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { Tokenizer as HfCore } from "@huggingface/tokenizers";
-import type { ChatMessage } from "../../shared/protocol.js";
+import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import type { RenderChatOptions, SpecialIds, Tokenizer } from "../policy/types.js";
 
-/** A prior turn pair rendered before continuation messages and then cut off, so templates see history. */
-const CONTEXT: ChatMessage[] = [
-  { role: "user", content: "·" },
-  { role: "assistant", content: "·" },
-];
+/**
+ * Stands for the model's response `i` when the template renders a conversation: the sampled ids go
+ * where it lands, so a response's text is never rendered (nor re-tokenized). It has no whitespace,
+ * no `<think>` and no tool-call markup, so templates that trim or rewrite assistant text leave it be.
+ */
+const responseMark = (i: number) => `\u2063edgegym-response-${i}\u2063`;
 
 interface TokenizerConfig {
   chat_template?: string | { name: string; template: string }[];
@@ -29,7 +30,6 @@ export class HfTokenizer implements Tokenizer {
   readonly special: SpecialIds;
   readonly specialTokens: ReadonlyMap<string, number>;
   readonly stopIds: readonly number[];
-  private readonly suffix: number[];
 
   constructor(
     private readonly core: HfCore,
@@ -39,7 +39,7 @@ export class HfTokenizer implements Tokenizer {
     readonly files: { "tokenizer.json": unknown; "tokenizer_config.json": unknown },
   ) {
     const vocab = core.get_vocab(true);
-    this.vocabSize = Math.max(...vocab.values()) + 1;
+    this.vocabSize = maxId(vocab.values()) + 1;
     this.specialTokens = new Map([...core.get_added_tokens_decoder()].map(([id, t]) => [t.content, id]));
     const idOf = (text: string | undefined) => (text === undefined ? undefined : core.token_to_id(text));
     const eos = idOf(tokenText(config.eos_token)) ?? 0;
@@ -51,10 +51,6 @@ export class HfTokenizer implements Tokenizer {
       endOfTurn,
     };
     this.stopIds = [...new Set([endOfTurn, eos])];
-    // What the template writes after an assistant's text: the end-of-turn token and any newline.
-    const marker = "\u2063";
-    const closed = this.renderText([{ role: "assistant", content: marker }], { addGenerationPrompt: false });
-    this.suffix = this.encode(closed.slice(closed.lastIndexOf(marker) + marker.length));
   }
 
   encode(text: string): number[] {
@@ -62,24 +58,75 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[], opts: { keepControl?: boolean } = {}): string {
+    // @huggingface/tokenizers throws on an empty list; an empty response decodes to "".
+    if (ids.length === 0) return "";
     return this.core.decode([...ids], { skip_special_tokens: !opts.keepControl });
   }
 
   renderChat(messages: readonly ChatMessage[], opts: RenderChatOptions): number[] {
-    if (!opts.continuation) return this.encode(this.renderText(messages, opts));
-    const before = this.renderText(CONTEXT, { addGenerationPrompt: false });
-    const after = this.renderText([...CONTEXT, ...messages], opts);
-    return this.encode(after.startsWith(before) ? after.slice(before.length) : after);
+    return this.encode(this.renderText(messages, opts));
   }
 
-  renderAssistantSuffix(): number[] {
-    return this.suffix;
+  /**
+   * The template renders the whole conversation twice, with a mark for each model response: once as
+   * the previous prompt saw it and once with the new response and `next`. The second must extend the
+   * first by the mark of the new response; what follows that mark (the turn's close, `next`, the
+   * generation prompt) is the only text tokenized. A sampled stop id that is the close's first token
+   * is not repeated.
+   */
+  renderNextTurn(
+    history: readonly ChatMessage[],
+    responseIds: readonly number[],
+    next: readonly ChatMessage[],
+    opts: { tools?: readonly ToolSpec[] } = {},
+  ): number[] {
+    const marked = history.map(
+      (m, i): ChatMessage => (m.role === "assistant" ? { role: "assistant", content: responseMark(i) } : m),
+    );
+    const mark = responseMark(history.length);
+    const render = (messages: readonly ChatMessage[]) =>
+      this.renderText(messages, { addGenerationPrompt: true, ...opts });
+    const before = render(marked);
+    let rest: string;
+    if (next.length > 0) {
+      const after = render([...marked, { role: "assistant", content: mark }, ...next]);
+      if (!after.startsWith(before + mark))
+        throw new Error(
+          "the chat template rewrites earlier turns when a response is added, so the prompt cannot keep the sampled ids; edgegym supports templates whose rendering of a conversation extends its rendering of every prefix",
+        );
+      rest = after.slice(before.length + mark.length);
+    } else {
+      // Nothing follows: templates render the response as the final turn (Qwen3 puts an empty <think>
+      // block before it), so the close and the generation prompt are measured on a probe conversation.
+      rest = this.closeAndGenerationPrompt(opts);
+    }
+    const last = responseIds.at(-1);
+    if (last !== undefined && this.stopIds.includes(last)) {
+      const stop = this.core.decode([last], { skip_special_tokens: false });
+      if (rest.startsWith(stop)) rest = rest.slice(stop.length);
+    }
+    return this.encode(rest);
   }
 
-  private renderText(messages: readonly ChatMessage[], opts: RenderChatOptions): string {
+  /** What the template writes after an assistant's text, then the generation prompt. */
+  private closeAndGenerationPrompt(opts: { tools?: readonly ToolSpec[] }): string {
+    const mark = responseMark(-1);
+    const probe: ChatMessage[] = [{ role: "user", content: "?" }];
+    const closed = this.renderText([...probe, { role: "assistant", content: mark }], {
+      addGenerationPrompt: false,
+      ...opts,
+    });
+    const open = this.renderText(probe, { addGenerationPrompt: false, ...opts });
+    const prompt = this.renderText(probe, { addGenerationPrompt: true, ...opts });
+    return closed.slice(closed.lastIndexOf(mark) + mark.length) + prompt.slice(open.length);
+  }
+
+  /** The template's text for a conversation (what `renderChat` tokenizes). */
+  renderText(messages: readonly ChatMessage[], opts: RenderChatOptions): string {
     return this.template.render({
       messages,
-      tools: opts.tools,
+      // transformers passes None when there are no tools; templates test `tools is not none`.
+      tools: opts.tools ?? null,
       add_generation_prompt: opts.addGenerationPrompt,
       bos_token: tokenText(this.config.bos_token) ?? "",
       eos_token: tokenText(this.config.eos_token) ?? "",
@@ -117,4 +164,11 @@ export async function loadHfTokenizer(dir: string): Promise<Result<HfTokenizer>>
   } catch (e) {
     return err(`cannot build the tokenizer in ${dir}: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** The largest id, without spreading 150k values onto the call stack as `Math.max(...ids)` would. */
+function maxId(ids: Iterable<number>): number {
+  let max = -1;
+  for (const id of ids) if (id > max) max = id;
+  return max;
 }
