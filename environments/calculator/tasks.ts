@@ -9,6 +9,42 @@ const NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fay", "Gus", "Hana"] as con
 const ITEMS = ["apples", "pens", "cards", "stamps", "shells", "books"] as const;
 const GOODS = ["coat", "lamp", "bike", "desk", "rug", "tent"] as const;
 
+/** One operation: a sum or difference of numbers up to 20, a product or quotient from the times table. */
+const ONE_OPERATION: Template[] = [
+  (r) => {
+    const [n, it, a, b] = [r.pick(NAMES), r.pick(ITEMS), r.int(2, 20), r.int(2, 20)];
+    return {
+      question: `${n} has ${a} ${it} and gets ${b} more. How many ${it} now?`,
+      calls: [`${a}+${b}`],
+      answer: a + b,
+    };
+  },
+  (r) => {
+    const [n, it, b, c] = [r.pick(NAMES), r.pick(ITEMS), r.int(2, 20), r.int(2, 20)];
+    return {
+      question: `${n} has ${b + c} ${it} and gives away ${b}. How many ${it} now?`,
+      calls: [`${b + c}-${b}`],
+      answer: c,
+    };
+  },
+  (r) => {
+    const [n, it, a, b] = [r.pick(NAMES), r.pick(ITEMS), r.int(2, 9), r.int(2, 9)];
+    return {
+      question: `${n} buys ${a} packs of ${b} ${it}. How many ${it}?`,
+      calls: [`${a}*${b}`],
+      answer: a * b,
+    };
+  },
+  (r) => {
+    const [n, it, a, b] = [r.pick(NAMES), r.pick(ITEMS), r.int(2, 9), r.int(2, 9)];
+    return {
+      question: `${n} splits ${a * b} ${it} among ${b} friends. Each got?`,
+      calls: [`${a * b}/${b}`],
+      answer: a,
+    };
+  },
+];
+
 /** Short multi-step word problems (2–4 operations); short so that a small CPU-trained policy can read them. */
 const TEMPLATES: Template[] = [
   (r) => {
@@ -72,16 +108,36 @@ const TEMPLATES: Template[] = [
   },
 ];
 
+/** Operations in each of `TEMPLATES`' expressions, in order (the test checks these counts). */
+const TEMPLATE_OPERATIONS = [2, 3, 2, 2, 3, 4, 4] as const;
+
+/**
+ * Difficulty levels, easiest first: 1: one operation on small numbers; 2: today's two-operation
+ * templates; 3: up to three operations; 4: every template (the `calculator` env's tasks since
+ * calculator-procedural/2). The top level draws exactly as before levels existed.
+ */
+export const CALCULATOR_LEVELS = 4;
+
+function templatesOf(level: number): readonly Template[] {
+  if (level <= 1) return ONE_OPERATION;
+  if (level >= CALCULATOR_LEVELS) return TEMPLATES;
+  const most = level === 2 ? 2 : 3;
+  return TEMPLATES.filter((_, i) => (TEMPLATE_OPERATIONS[i] ?? 0) <= most);
+}
+
 const TEST_BUCKET = 5;
 
 /**
- * Task `index` of `split`, deterministic. Splits are disjoint by construction: a candidate belongs to
- * the test split exactly when the hash of its question falls in one bucket of five.
+ * Task `index` of `split` at `level`, deterministic. Splits are disjoint by construction: a candidate
+ * belongs to the test split exactly when the hash of its question falls in one bucket of five. The top
+ * level keeps its seed; lower levels seed with their level, so their draws are their own.
  */
-export function proceduralTask(split: string, index: number): CalcTask {
-  const r = rng(hashString(`calculator/${split}`) ^ Math.imul(index + 1, 0x9e3779b1));
+export function proceduralTask(split: string, index: number, level: number = CALCULATOR_LEVELS): CalcTask {
+  const seed = level >= CALCULATOR_LEVELS ? `calculator/${split}` : `calculator/l${level}/${split}`;
+  const r = rng(hashString(seed) ^ Math.imul(index + 1, 0x9e3779b1));
+  const templates = templatesOf(level);
   for (;;) {
-    const t = (r.pick(TEMPLATES) as Template)(r);
+    const t = (r.pick(templates) as Template)(r);
     const isTest = hashString(t.question) % TEST_BUCKET === 0;
     if (isTest === (split === "test")) return t;
   }

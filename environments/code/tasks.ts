@@ -104,16 +104,87 @@ const TEMPLATES: Template[] = [
   },
 ];
 
+/** Level 1: one expression, printed; numbers too large to multiply by heart. */
+const ONE_EXPRESSION: Template[] = [
+  (r) => {
+    const [a, b, c] = [r.int(100, 999), r.int(10, 99), r.int(100, 9999)];
+    return {
+      question: `What is ${a}*${b}+${c}?`,
+      answer: a * b + c,
+      program: `console.log(${a}*${b}+${c});`,
+    };
+  },
+  (r) => {
+    const [a, b, m] = [r.int(100, 999), r.int(100, 999), r.int(7, 97)];
+    return {
+      question: `What is ${a}*${b} mod ${m}?`,
+      answer: (a * b) % m,
+      program: `console.log(${a}*${b}%${m});`,
+    };
+  },
+  (r) => {
+    const [a, b, c] = [r.int(1000, 9999), r.int(100, 999), r.int(10, 99)];
+    return {
+      question: `What is ${a}-${b}*${c}?`,
+      answer: a - b * c,
+      program: `console.log(${a}-${b}*${c});`,
+    };
+  },
+];
+
+/** Level 2: one short loop (a range or a string of 20–40 letters). */
+const ONE_LOOP: Template[] = [
+  (r) => {
+    const [a, k] = [r.int(1, 100), r.int(2, 13)];
+    const b = a + r.int(50, 500);
+    return {
+      question: `What is the sum of the integers from ${a} to ${b} that are divisible by ${k}?`,
+      answer: sumWhere(a, b, (i) => i % k === 0),
+      program: `let s = 0;\nfor (let i = ${a}; i <= ${b}; i++) if (i % ${k} === 0) s += i;\nconsole.log(s);`,
+    };
+  },
+  (r) => {
+    const n = r.int(10, 999);
+    let s = 0;
+    for (let i = 1; i <= n; i++) s += i * i;
+    return {
+      question: `What is the sum of the squares of the integers from 1 to ${n}?`,
+      answer: s,
+      program: `let s = 0;\nfor (let i = 1; i <= ${n}; i++) s += i * i;\nconsole.log(s);`,
+    };
+  },
+  (r) => {
+    const text = randomString(r, "abcde", r.int(20, 40));
+    const letter = "abcde"[r.int(0, 4)] as string;
+    return {
+      question: `How many times does the letter "${letter}" appear in "${text}"?`,
+      answer: [...text].filter((c) => c === letter).length,
+      program: `console.log([..."${text}"].filter((c) => c === "${letter}").length);`,
+    };
+  },
+];
+
+/**
+ * Difficulty levels, easiest first: 1: one printed expression; 2: one short loop; 3: every template
+ * above (the `code` env's tasks since code-procedural/1). The top level draws exactly as before levels existed.
+ */
+export const CODE_LEVELS = 3;
+
+const LEVEL_TEMPLATES: Record<number, readonly Template[]> = { 1: ONE_EXPRESSION, 2: ONE_LOOP };
+
 const TEST_BUCKET = 5;
 
 /**
- * Task `index` of `split`, deterministic. Splits are disjoint by construction: a candidate belongs to
- * the test split exactly when the hash of its question falls in one bucket of five.
+ * Task `index` of `split` at `level`, deterministic. Splits are disjoint by construction: a candidate
+ * belongs to the test split exactly when the hash of its question falls in one bucket of five. The top
+ * level keeps its seed; lower levels seed with their level.
  */
-export function codeTask(split: string, index: number): CodeTask {
-  const r = rng(hashString(`code/${split}`) ^ Math.imul(index + 1, 0x9e3779b1));
+export function codeTask(split: string, index: number, level: number = CODE_LEVELS): CodeTask {
+  const seed = level >= CODE_LEVELS ? `code/${split}` : `code/l${level}/${split}`;
+  const r = rng(hashString(seed) ^ Math.imul(index + 1, 0x9e3779b1));
+  const templates = LEVEL_TEMPLATES[level] ?? TEMPLATES;
   for (;;) {
-    const t = (r.pick(TEMPLATES) as Template)(r);
+    const t = (r.pick(templates) as Template)(r);
     if ((hashString(t.question) % TEST_BUCKET === 0) === (split === "test")) return t;
   }
 }

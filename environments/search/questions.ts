@@ -1,6 +1,13 @@
 import { hashString, type Rng, rng } from "../../shared/random.js";
 import type { Passage, SearchTask } from "./task.js";
-import { DEFAULT_WORLD_SIZE, generateWorld, type World, worldPassages } from "./world.js";
+import {
+  DEFAULT_WORLD_SIZE,
+  generateWorld,
+  type World,
+  type WorldSize,
+  worldNames,
+  worldPassages,
+} from "./world.js";
 
 /**
  * Two-hop questions over a generated world, HotpotQA style: `bridge` questions name an entity whose
@@ -110,6 +117,66 @@ const COMPARISON: Template[] = [
   },
 ];
 
+/** A one-hop question: the answer stands in the passage of the one entity the question names. */
+const oneHop = (title: string, question: string, answer: string): Question => ({
+  question,
+  answers: [answer],
+  supporting: [title],
+  type: "1hop",
+});
+
+/** One-hop questions (level 1), ten facts over the five kinds of entity. */
+const ONE_HOP: Template[] = [
+  (w, r) => {
+    const p = any(r, w.people);
+    const facts = [
+      [`In which city was ${p.name} born?`, at(w.cities, p.city).name],
+      [`In what year was ${p.name} born?`, String(p.born)],
+      [`Which organisation does ${p.name} work for?`, at(w.orgs, p.employer).name],
+    ] as const;
+    const [q, a] = r.pick(facts);
+    return oneHop(p.name, q, a);
+  },
+  (w, r) => {
+    const k = any(r, w.works);
+    const facts = [
+      [`Who created the ${k.kind} ${k.title}?`, at(w.people, k.creator).name],
+      [`In what year was the ${k.kind} ${k.title} made?`, String(k.year)],
+    ] as const;
+    const [q, a] = r.pick(facts);
+    return oneHop(k.title, q, a);
+  },
+  (w, r) => {
+    const o = any(r, w.orgs);
+    const facts = [
+      [`Who founded the ${o.name}?`, at(w.people, o.founder).name],
+      [`In what year was the ${o.name} founded?`, String(o.founded)],
+      [`In which city is the ${o.name} headquartered?`, at(w.cities, o.city).name],
+    ] as const;
+    const [q, a] = r.pick(facts);
+    return oneHop(o.name, q, a);
+  },
+  (w, r) => {
+    const c = any(r, w.cities);
+    const facts = [
+      [`In which country is ${c.name}?`, at(w.countries, c.country).name],
+      [`On which river does ${c.name} lie?`, c.river],
+    ] as const;
+    const [q, a] = r.pick(facts);
+    return oneHop(c.name, q, a);
+  },
+];
+
+/**
+ * Difficulty levels, easiest first: 1: one-hop questions over a small world; 2: today's two-hop
+ * questions over the same small world; 3: two-hop questions over the full world (the `search` env's
+ * tasks since search-world/2). The top level draws exactly as before levels existed.
+ */
+export const SEARCH_LEVELS = 3;
+
+/** The world of levels below the top: 236 passages instead of 816. */
+export const SMALL_WORLD_SIZE: WorldSize = { countries: 4, cities: 16, people: 120, orgs: 16, works: 80 };
+
 /** Task counts of the built-in splits. */
 export const WORLD_SPLITS = { train: 10_000, test: 1_000 } as const;
 
@@ -126,12 +193,26 @@ export function indexWorld(world: World): IndexedWorld {
 
 const worlds = new Map<string, IndexedWorld>();
 
-/** The world of a split (each split has its own, so test entities never appear in training). */
-export function splitWorld(split: string): IndexedWorld {
-  let entry = worlds.get(split);
+/** Names a level's generator: `search-world/2` at the top, `search-world/2/l<level>` below. */
+export function worldGenerator(level: number = SEARCH_LEVELS): string {
+  return level >= SEARCH_LEVELS ? WORLD_GENERATOR : `${WORLD_GENERATOR}/l${level}`;
+}
+
+/**
+ * The world of a split at `level` (each split has its own, so test entities never appear in
+ * training); the levels below the top share one small world per split.
+ */
+export function splitWorld(split: string, level: number = SEARCH_LEVELS): IndexedWorld {
+  const small = level < SEARCH_LEVELS;
+  const key = small ? `${WORLD_GENERATOR}/small/${split}` : `${WORLD_GENERATOR}/${split}`;
+  let entry = worlds.get(key);
   if (!entry) {
-    entry = indexWorld(generateWorld(hashString(`${WORLD_GENERATOR}/${split}`), DEFAULT_WORLD_SIZE));
-    worlds.set(split, entry);
+    // The small worlds of other splits reserve the train world's names, so no title is in both (the
+    // full worlds, kept as they were published, share a few work titles).
+    const reserved = small && split !== "train" ? worldNames(splitWorld("train", level).world) : [];
+    const size = small ? SMALL_WORLD_SIZE : DEFAULT_WORLD_SIZE;
+    entry = indexWorld(generateWorld(hashString(key), size, reserved));
+    worlds.set(key, entry);
   }
   return entry;
 }
@@ -141,9 +222,14 @@ export function splitWorld(split: string): IndexedWorld {
  * bridge question whose answer already shows in the first passage (a person born in their employer's
  * city) is re-drawn, so every answer takes both hops.
  */
-export function worldQuestion(w: IndexedWorld, seed: number, index: number): Omit<SearchTask, "id"> {
+export function worldQuestion(
+  w: IndexedWorld,
+  seed: number,
+  index: number,
+  level: number = SEARCH_LEVELS,
+): Omit<SearchTask, "id"> {
   const r = rng(seed ^ Math.imul(index + 1, 0x9e3779b1));
-  const templates = index % 5 < 3 ? BRIDGE : COMPARISON;
+  const templates = level <= 1 ? ONE_HOP : index % 5 < 3 ? BRIDGE : COMPARISON;
   for (;;) {
     const q = r.pick(templates)(w.world, r);
     const first = w.text.get(q.supporting[0] ?? "") ?? "";
@@ -151,8 +237,8 @@ export function worldQuestion(w: IndexedWorld, seed: number, index: number): Omi
   }
 }
 
-/** Task `index` of a built-in split. */
-export function worldTask(split: string, index: number): SearchTask {
-  const seed = hashString(`${WORLD_GENERATOR}/${split}/task`);
-  return { id: `${split}/${index}`, ...worldQuestion(splitWorld(split), seed, index) };
+/** Task `index` of a built-in split at `level`. */
+export function worldTask(split: string, index: number, level: number = SEARCH_LEVELS): SearchTask {
+  const seed = hashString(`${worldGenerator(level)}/${split}/task`);
+  return { id: `${split}/${index}`, ...worldQuestion(splitWorld(split, level), seed, index, level) };
 }
