@@ -2,6 +2,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import * as schema from "../../shared/db/schema.js";
 import type { EnvRuntime } from "../kit/types.js";
+import { isD1 } from "./sql.js";
 
 /**
  * The environments' database: drizzle over the one schema, async SQLite. D1 on workerd, libsql on Node
@@ -10,15 +11,6 @@ import type { EnvRuntime } from "../kit/types.js";
 export type EnvDb = Pick<LibSQLDatabase<typeof schema>, "select" | "insert" | "delete" | "batch">;
 
 const cache = new WeakMap<object, EnvDb>();
-
-type D1Binding = Parameters<typeof drizzle>[0];
-
-/** A D1 binding is told from other values by its `prepare` and `batch` methods. */
-function isD1(binding: unknown): binding is D1Binding {
-  if (typeof binding !== "object" || binding === null) return false;
-  const b = binding as Record<string, unknown>;
-  return typeof b.prepare === "function" && typeof b.batch === "function";
-}
 
 /**
  * The database a deployment gives its environments: `drizzle(DB)` for a D1 binding `DB` (workerd), or

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Result } from "../../shared/result.js";
+import { builtinImporters } from "../builtin.js";
 import { renderSqlScript } from "./d1-sql.js";
 import { datasetHash, datasetWrites, saveDataset } from "./datasets.js";
-import { importers } from "./importers.js";
 import { openLocalDb } from "./local-db.js";
 
 export type ImportCommand = {
@@ -86,11 +86,11 @@ async function writeD1(statements: Parameters<typeof renderSqlScript>[0], cmd: I
 /** `npm run data -- import <kind> <path>`: read, parse with the kind's importer, store. */
 export async function runImport(cmd: ImportCommand): Promise<Result<ImportReport>> {
   // An own property only: "constructor" or "__proto__" must not find Object.prototype's members.
-  const importer = Object.hasOwn(importers, cmd.kind) ? importers[cmd.kind] : undefined;
+  const importer = Object.hasOwn(builtinImporters, cmd.kind) ? builtinImporters[cmd.kind] : undefined;
   if (importer === undefined) {
     return {
       ok: false,
-      error: `unknown dataset kind "${cmd.kind}"; known: ${Object.keys(importers).join(", ")}`,
+      error: `unknown dataset kind "${cmd.kind}"; known: ${Object.keys(builtinImporters).join(", ")}`,
     };
   }
   const src = await readSource(cmd);

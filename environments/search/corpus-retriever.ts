@@ -1,17 +1,17 @@
 import { EdgegymError } from "../../shared/errors.js";
+import { envSql } from "../data/sql.js";
 import type { EnvRuntime } from "../kit/types.js";
 import { ensureCorpus, ftsRetriever, TITLE_WEIGHT } from "./fts-store.js";
 import { memoryRetriever } from "./memory-retriever.js";
 import type { Retriever } from "./retriever.js";
 import type { SearchSource } from "./sources.js";
-import { searchDb } from "./sql-db.js";
 
 const NO_DB = {};
 const cache = new WeakMap<object, Map<string, Promise<Retriever>>>();
 
 async function build(source: SearchSource, split: string, runtime: EnvRuntime): Promise<Retriever> {
   const spec = await source.corpus(split, runtime);
-  const db = searchDb(runtime);
+  const db = envSql(runtime);
   if (db !== undefined) {
     const corpus = await ensureCorpus(db, spec.name, spec.hash, spec.passages);
     if (!corpus.ok) throw new EdgegymError("internal", corpus.error);
@@ -31,7 +31,7 @@ export function corpusRetriever(
   split: string,
   runtime: EnvRuntime,
 ): Promise<Retriever> {
-  const key = (searchDb(runtime) as object | undefined) ?? NO_DB;
+  const key = (envSql(runtime) as object | undefined) ?? NO_DB;
   let byName = cache.get(key);
   if (!byName) {
     byName = new Map();

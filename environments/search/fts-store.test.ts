@@ -2,11 +2,10 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LocalDb, openLocalDb } from "../data/local-db.js";
+import { envSql, type SqlDb } from "../data/sql.js";
 import { ensureCorpus, ftsRetriever, TITLE_WEIGHT } from "./fts-store.js";
 import { memoryRetriever } from "./memory-retriever.js";
 import { splitWorld } from "./questions.js";
-import type { SqlDb } from "./sql-db.js";
-import { searchDb } from "./sql-db.js";
 import type { Passage } from "./task.js";
 
 const opened: LocalDb[] = [];
@@ -16,7 +15,7 @@ let db: SqlDb;
 async function freshDb(): Promise<SqlDb> {
   const local = await openLocalDb(":memory:");
   opened.push(local);
-  const raw = searchDb({ bindings: { EDGEGYM_DB: local } });
+  const raw = envSql({ bindings: { EDGEGYM_DB: local } });
   if (!raw) throw new Error("libsql drizzle database has no all/run");
   return raw;
 }

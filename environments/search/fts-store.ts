@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Result } from "../../shared/result.js";
+import type { SqlDb } from "../data/sql.js";
 import { matchTerms, queryTerms } from "./fts-query.js";
 import type { Retriever, SearchHit } from "./retriever.js";
-import type { SqlDb } from "./sql-db.js";
 import type { Passage } from "./task.js";
 
 /** Rowids of corpus `id` are `id * 2^32 + i`: one range per corpus, exact in a double up to id 2^20. */

@@ -5,11 +5,11 @@ import { describe, expect, it } from "vitest";
 import { describeConformance } from "../../tests/conformance/index.js";
 import { saveDataset } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
+import { envSql } from "../data/sql.js";
 import { createEnvironmentApp } from "../kit/index.js";
 import { ensureCorpus, ftsRetriever } from "./fts-store.js";
 import { importHotpotqa, importMusique } from "./importers.js";
 import { search, searchHotpotqa, searchMusique } from "./index.js";
-import { searchDb } from "./sql-db.js";
 
 const secrets = {
   EDGEGYM_SESSION_KEY: env.EDGEGYM_SESSION_KEY,
@@ -17,7 +17,7 @@ const secrets = {
 };
 
 function d1() {
-  const db = searchDb({ bindings: { DB: env.DB } });
+  const db = envSql({ bindings: { DB: env.DB } });
   if (!db) throw new Error("no D1 binding DB");
   return db;
 }

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openLocalDb } from "../data/local-db.js";
+import { envSql } from "../data/sql.js";
 import { browse, parseAction } from "./browser.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import type { Goal } from "./goal.js";
 import { PageState } from "./pages.js";
 import type { Product } from "./product.js";
-import type { SqlDb } from "./sql-db.js";
 
 /** 12 widgets (so results run to a second page) and one lamp. */
 const widget = (i: number): Product => ({
@@ -47,7 +47,8 @@ const goal: Goal = {
 
 let store: CatalogStore;
 beforeAll(async () => {
-  const db = (await openLocalDb(":memory:")) as unknown as SqlDb;
+  const db = envSql({ bindings: { EDGEGYM_DB: await openLocalDb(":memory:") } });
+  if (!db) throw new Error("libsql drizzle database has no all/run/batch");
   const ref = await ensureCatalog(db, "test", "h1", () => products);
   if (!ref.ok) throw new Error(ref.error);
   store = catalogStore(db, ref.value);

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Result } from "../../shared/result.js";
+import type { SqlDb } from "../data/sql.js";
 import { ftsMatchExpression } from "../search/fts-query.js";
 import { Product, searchText } from "./product.js";
-import type { SqlDb } from "./sql-db.js";
 
 /** Rowids of catalog `id` are `id * 2^32 + i`: one range per catalog, exact in a double up to id 2^20. */
 const SPAN = 2 ** 32;

@@ -2,9 +2,10 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { sha256Hex } from "../../shared/content-hash.js";
 import { datasetSplits, datasetTasks } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
+import { hashString, rng } from "../../shared/random.js";
 import { countTasks, getTask, saveDataset } from "../data/datasets.js";
 import { type EnvDb, envDb } from "../data/db.js";
-import { hashString, rng } from "../kit/random.js";
+import { envSql, type SqlDb } from "../data/sql.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import {
@@ -18,7 +19,6 @@ import {
 import { Annotation, type Goal, HumanInstruction, humanGoal, syntheticGoals } from "./goal.js";
 import { memoryStore } from "./memory-store.js";
 import { Product } from "./product.js";
-import type { SqlDb } from "./sql-db.js";
 
 /** Where an environment's products and goals come from. */
 export type WebshopSource = {
@@ -42,11 +42,11 @@ export const IMPORT_HINT: Record<GoalKind, string> = {
 
 function sqlDb(runtime: EnvRuntime): { db: EnvDb; sql: SqlDb } {
   const db = envDb(runtime);
-  const raw = db as unknown as Partial<SqlDb> | undefined;
-  if (db === undefined || typeof raw?.all !== "function" || typeof raw.run !== "function") {
+  const sql = envSql(runtime);
+  if (db === undefined || sql === undefined) {
     throw new EdgegymError("not_configured", "webshop needs a database binding (DB or EDGEGYM_DB)");
   }
-  return { db, sql: raw as SqlDb };
+  return { db, sql };
 }
 
 /**
@@ -209,13 +209,13 @@ async function importHash(db: EnvDb, kind: GoalKind): Promise<string | undefined
 export function importedSource(kind: GoalKind = "synthetic"): WebshopSource {
   const prepared = memo(async (runtime) => {
     const db = envDb(runtime);
-    const raw = db as unknown as Partial<SqlDb> | undefined;
-    if (db === undefined || typeof raw?.all !== "function") return undefined;
+    const sql = envSql(runtime);
+    if (db === undefined || sql === undefined) return undefined;
     const hash = await importHash(db, kind);
     if (hash === undefined) return undefined;
-    const ref = await ensureCatalog(raw as SqlDb, `imported-${kind}`, hash, () => materialize(db, kind));
+    const ref = await ensureCatalog(sql, `imported-${kind}`, hash, () => materialize(db, kind));
     if (!ref.ok) throw new EdgegymError("internal", ref.error);
-    return { hash, db, store: catalogStore(raw as SqlDb, ref.value) };
+    return { hash, db, store: catalogStore(sql, ref.value) };
   });
   const notImported = () =>
     new EdgegymError(

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { openLocalDb } from "../data/local-db.js";
+import { envSql } from "../data/sql.js";
 import { generateSecrets } from "../kit/index.js";
 import { catalogStore, ensureCatalog } from "./catalog-store.js";
 import { createWebshop } from "./index.js";
 import { memoryStore } from "./memory-store.js";
 import type { Product } from "./product.js";
-import type { SqlDb } from "./sql-db.js";
 
 /** Words chosen so that Porter stemming maps no two of them together: FTS5 and memory must rank alike. */
 const WORDS = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "jade"];
@@ -27,7 +27,8 @@ const products: Product[] = Array.from({ length: 40 }, (_, i) => ({
 
 describe("the in-memory catalog (hosts without a database)", () => {
   it("ranks exactly as FTS5's bm25() does when stemming changes nothing", async () => {
-    const db = (await openLocalDb(":memory:")) as unknown as SqlDb;
+    const db = envSql({ bindings: { EDGEGYM_DB: await openLocalDb(":memory:") } });
+    if (!db) throw new Error("libsql drizzle database has no all/run/batch");
     const ref = await ensureCatalog(db, "memory-check", "h", () => products);
     if (!ref.ok) throw new Error(ref.error);
     const fts = catalogStore(db, ref.value, { searchCache: 0 });

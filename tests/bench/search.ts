@@ -3,14 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLocalDb } from "../../environments/data/local-db.js";
+import { envSql } from "../../environments/data/sql.js";
 import { generateSecrets } from "../../environments/kit/index.js";
-import { hashString } from "../../environments/kit/random.js";
 import { ensureCorpus, ftsRetriever } from "../../environments/search/fts-store.js";
 import { createSearchEnvironment } from "../../environments/search/index.js";
 import { indexWorld, worldQuestion, worldTask } from "../../environments/search/questions.js";
 import type { SearchSource } from "../../environments/search/sources.js";
-import { searchDb } from "../../environments/search/sql-db.js";
 import { generateWorld, type WorldSize } from "../../environments/search/world.js";
+import { hashString } from "../../shared/random.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { pct, replayLoad } from "./replay.js";
 
@@ -30,7 +30,7 @@ const DURATION_MS = 10_000;
 async function corpusBench(dir: string) {
   const big = indexWorld(generateWorld(hashString("bench/100k"), BIG));
   const local = await openLocalDb(join(dir, "corpus.db"));
-  const db = searchDb({ bindings: { EDGEGYM_DB: local } });
+  const db = envSql({ bindings: { EDGEGYM_DB: local } });
   if (!db) throw new Error("no raw SQL on the local db");
   const t0 = performance.now();
   const corpus = await ensureCorpus(db, "bench/100k", "1", () => big.passages);

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { SHARED_DATA_DIR } from "../../environments/data/data-origins.js";
 import { saveDataset } from "../../environments/data/datasets.js";
 import { openLocalDb } from "../../environments/data/local-db.js";
+import { envSql } from "../../environments/data/sql.js";
 import { type Environment, generateSecrets } from "../../environments/kit/index.js";
 import { browse } from "../../environments/webshop/browser.js";
 import type { WebshopSource } from "../../environments/webshop/catalog.js";
@@ -17,7 +18,6 @@ import { goalOptionValues } from "../../environments/webshop/goal.js";
 import { importWebshopAnnotations, importWebshopProducts } from "../../environments/webshop/importers.js";
 import { createWebshop } from "../../environments/webshop/index.js";
 import type { PageState } from "../../environments/webshop/pages.js";
-import type { SqlDb } from "../../environments/webshop/sql-db.js";
 import { pct, replayLoad } from "./replay.js";
 
 /**
@@ -115,18 +115,17 @@ const latencyOf = async (store: CatalogStore, queries: readonly string[]) => {
 async function searchBench(dir: string, secrets: Record<string, string>) {
   const local = await openLocalDb(join(dir, "catalog.db"));
   const runtime = { bindings: { ...secrets, EDGEGYM_DB: local } };
+  const sql = envSql(runtime);
+  if (!sql) throw new Error("libsql drizzle database has no all/run/batch");
   const source = builtinSource(PRODUCTS);
   const t0 = performance.now();
-  const ref = await ensureCatalog(
-    local as unknown as SqlDb,
-    `builtin-${PRODUCTS}`,
-    `${GENERATOR_VERSION}/${PRODUCTS}`,
-    () => builtinCatalog(PRODUCTS),
+  const ref = await ensureCatalog(sql, `builtin-${PRODUCTS}`, `${GENERATOR_VERSION}/${PRODUCTS}`, () =>
+    builtinCatalog(PRODUCTS),
   );
   if (!ref.ok) throw new Error(ref.error);
   const loadMs = performance.now() - t0;
   // Uncached, so every query reaches FTS5.
-  const raw = catalogStore(local as unknown as SqlDb, ref.value, { searchCache: 0, productCache: 0 });
+  const raw = catalogStore(sql, ref.value, { searchCache: 0, productCache: 0 });
   const catalog = builtinCatalog(PRODUCTS);
   const goals = Array.from({ length: QUERIES }, (_, i) => builtinGoal(catalog, "train", i));
   // What the expert sends (a goal's query), what a policy typically sends (query, attributes and option
