@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EnvIdString, EnvRefString } from "./env-ref.js";
 import { Problem } from "./errors.js";
-import { SessionResponse } from "./protocol.js";
 
 /**
  * The wire shapes of the hub's evaluation API (`/v1/evals`), shared by the hub that serves them and
@@ -91,9 +90,11 @@ export const ListEvalsQuery = z.object({
 export const EvalList = z.object({ runs: z.array(EvalRun), nextCursor: z.string().nullable() });
 export type EvalList = z.infer<typeof EvalList>;
 
-/** POST /v1/evals/{id}/sessions: one task's session, its token replaced by a hub handle. */
+/**
+ * POST /v1/evals/{id}/sessions: one task's session. The reply is the protocol's `SessionResponse`, its
+ * token replaced by a hub handle.
+ */
 export const EvalSessionRequest = z.object({ index: z.number().int().nonnegative() });
-export const EvalSession = SessionResponse.openapi("EvalSession");
 
 /** GET /v1/envs/{owner}/{name}/leaderboard: the best finished run per model. */
 export const LeaderboardEntry = EvalAggregate.openapi("Aggregate").extend({

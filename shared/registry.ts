@@ -14,7 +14,9 @@ export const SCOPES = ["read", "publish", "eval", "admin"] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 export const Visibility = z.enum(["public", "private"]);
+export type Visibility = z.infer<typeof Visibility>;
 export const Role = z.enum(["read", "publish"]);
+export type Role = z.infer<typeof Role>;
 
 export const Team = z.object({ name: Slug, createdAt: z.string() }).openapi("Team");
 export const CreateTeam = z.object({ name: Slug });

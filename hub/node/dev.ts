@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEV_VARS_PATH } from "../../environments/node/local-keys.js";
+import { hubClient } from "../client.js";
 import {
   devArgs,
   hubEnvFiles,
@@ -56,18 +57,11 @@ function writeLocal(local: Local): void {
   writeFileSync(LOCAL_FILE, `${JSON.stringify(local, null, 2)}\n`, { mode: 0o600 });
 }
 
-async function call(
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> | null }> {
-  const res = await fetch(url + path, {
-    method,
-    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
+/** The hub's typed client with `token`; each call has the bootstrap deadline. */
+const api = (token: string) => hubClient({ url, token }, CALL_TIMEOUT_MS);
+
+/** A reply's status and JSON body (a problem, for refusals), as the steps below judge them. */
+async function reply(res: Response): Promise<{ status: number; body: Record<string, unknown> | null }> {
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
@@ -86,12 +80,14 @@ async function waitForHub(child: ChildProcess): Promise<void> {
 
 /** Creates the first team and its admin token once; later starts reuse the stored token. */
 async function bootstrap(local: Local): Promise<Local> {
-  const team = await call("POST", "/v1/teams", local.bootstrap, { name: TEAM });
+  const team = await reply(await api(local.bootstrap).v1.teams.$post({ json: { name: TEAM } }));
   if (team.status !== 201 && team.status !== 409)
     throw new Error(`creating team: ${JSON.stringify(team.body)}`);
-  if (local.token && (await call("GET", "/v1/envs?limit=1", local.token)).status === 200) return local;
-  const scopes = ["read", "publish", "eval", "admin"];
-  const tok = await call("POST", `/v1/teams/${TEAM}/tokens`, local.bootstrap, { scopes });
+  if (local.token && (await api(local.token).v1.envs.$get({ query: { limit: "1" } })).status === 200)
+    return local;
+  const scopes = ["read", "publish", "eval", "admin"] as const;
+  const tokens = api(local.bootstrap).v1.teams[":team"].tokens;
+  const tok = await reply(await tokens.$post({ param: { team: TEAM }, json: { scopes: [...scopes] } }));
   if (tok.status !== 201) throw new Error(`creating token: ${JSON.stringify(tok.body)}`);
   const next = { ...local, url, team: TEAM, token: String(tok.body?.token), tokenId: String(tok.body?.id) };
   console.log(
@@ -115,12 +111,18 @@ async function publishBuiltins(token: string): Promise<void> {
     const body = {
       owner: TEAM,
       name,
-      visibility: "public",
+      visibility: "public" as const,
       description: manifest.description ?? "",
       tags: ["builtin"],
     };
-    const env = await call("POST", "/v1/envs", token, body);
-    const v = await call("POST", `/v1/envs/${TEAM}/${name}/versions`, token, { version, builtin: name });
+    const hub = api(token).v1.envs;
+    const env = await reply(await hub.$post({ json: body }));
+    const v = await reply(
+      await hub[":owner"][":name"].versions.$post({
+        param: { owner: TEAM, name },
+        json: { version, builtin: name },
+      }),
+    );
     const fresh = env.status === 201 || v.status === 201;
     // An env whose data is not imported has no tasks and is refused; the hub's detail says how to import.
     if (v.status !== 201 && v.status !== 409) {

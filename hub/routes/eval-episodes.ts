@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { hubEpisodes, hubEvalTasks } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import { EpisodeResults, EpisodeUpload, EvalSession, EvalSessionRequest, RunId } from "../../shared/evals.js";
+import { EpisodeResults, EpisodeUpload, EvalSessionRequest, RunId } from "../../shared/evals.js";
 import { SessionResponse } from "../../shared/protocol.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
@@ -12,6 +12,9 @@ import { ownRun, requireRunning } from "../evals/runs.js";
 import { body, json, problems, routeApp } from "../openapi.js";
 import { manifestOf, publicKeyOf } from "../registry/resolve.js";
 import { callUpstream, stepDeadline, upstreamError, upstreamOf } from "../registry/upstream.js";
+
+/** The protocol's session reply under the name the OpenAPI document gives it. */
+const EvalSession = SessionResponse.openapi("EvalSession");
 
 const session = createRoute({
   method: "post",

@@ -2,14 +2,9 @@ import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  bootstrapSecret,
-  DEFAULT_HUB_URL,
-  hubFailure,
-  readCredentials,
-  resolveHub,
-  writeCredentials,
-} from "./hub-client.js";
+import { hubFailure } from "../../hub/client.js";
+import { DEFAULT_HUB_URL, readCredentials, resolveHub, writeCredentials } from "../client/credentials.js";
+import { bootstrapSecret } from "./hub-client.js";
 
 describe("hub credentials", () => {
   it("flags win over the environment, which wins over the credentials file", () => {

@@ -240,12 +240,15 @@ describe("edgegym's hub commands against a real local hub", () => {
   });
 
   it("eval --upload's run reports why the hub rejected receipts", async () => {
-    const created = await HubEvalRun.create(hub.url, hub.token, {
-      env: "edgegym/calculator@1.0.0",
-      split: "test",
-      tasks: { count: 2 },
-      model: { name: "cli-rejected" },
-    });
+    const created = await HubEvalRun.create(
+      { url: hub.url, token: hub.token },
+      {
+        env: "edgegym/calculator@1.0.0",
+        split: "test",
+        tasks: { count: 2 },
+        model: { name: "cli-rejected" },
+      },
+    );
     if (!created.ok) throw new Error(created.error);
     // Two episodes the hub never issued to this run, with receipts that are not even signed.
     const forged = (episodeId: string) =>

@@ -1,23 +1,23 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { HubError, hubJson } from "../../hub/client.js";
+import type { UpdateEnv } from "../../shared/registry.js";
 import {
-  action,
   credentialsPath,
-  HubError,
   type HubFlags,
-  hubApi,
   readCredentials,
   resolveHub,
-  splitRef,
   writeCredentials,
-} from "./hub-client.js";
+} from "../client/credentials.js";
+import { action, hubApi, splitRef } from "./hub-client.js";
 import { registerEvalCommands } from "./hub-evals.js";
 import { hubOptions } from "./hub-options.js";
 import { registerTeamCommands } from "./hub-teams.js";
 
-type Env = { owner: string; name: string; visibility: string; latest: string | null; description: string };
-
-type EnvChange = { visibility?: string; description?: string; tags?: string[] };
+/** What the user asked to change; the hub checks the values (its refusal names the field). */
+type EnvChange = UpdateEnv;
+/** A flag's value where the hub expects one of a few (`public`/`private`): the hub judges it. */
+type Visibility = NonNullable<UpdateEnv["visibility"]>;
 
 /** What `envs update` (or `publish` on an existing env) says it changed, e.g. `visibility private`. */
 function describeChange(c: EnvChange): string {
@@ -48,7 +48,7 @@ export function registerHub(program: Command): void {
         token = (await rl.question("hub token (egh_…): ")).trim();
         rl.close();
       }
-      await hubApi({ hub: resolved.url, token })("GET", "/v1/envs?limit=1");
+      await hubJson(hubApi({ hub: resolved.url, token }).v1.envs.$get({ query: { limit: "1" } }));
       writeCredentials({ url: resolved.url, token });
       console.log(`logged in to ${resolved.url}; credentials in ${credentialsPath()}`);
     }),
@@ -78,40 +78,40 @@ export function registerHub(program: Command): void {
         },
       ) => {
         const { owner, name } = splitRef(ref);
-        const call = hubApi(o);
-        const existing = await call<Env>("GET", `/v1/envs/${owner}/${name}`).catch((e: unknown) => {
+        const hub = hubApi(o);
+        const env = hub.v1.envs[":owner"][":name"];
+        const existing = await hubJson(env.$get({ param: { owner, name } })).catch((e: unknown) => {
           if (e instanceof HubError && e.status === 404) return null;
           throw e;
         });
         if (!existing) {
-          await call("POST", "/v1/envs", {
-            owner,
-            name,
-            visibility: o.visibility ?? "private",
-            description: o.description ?? "",
-          });
+          await hubJson(
+            hub.v1.envs.$post({
+              json: {
+                owner,
+                name,
+                visibility: (o.visibility ?? "private") as Visibility,
+                description: o.description ?? "",
+              },
+            }),
+          );
         }
         const source = o.endpoint ? { endpoint: o.endpoint } : { builtin: o.builtin };
-        const v = await call<{ version: string; contentHash: string }>(
-          "POST",
-          `/v1/envs/${owner}/${name}/versions`,
-          {
-            version: o.version,
-            ...source,
-          },
+        const v = await hubJson(
+          env.versions.$post({ param: { owner, name }, json: { version: o.version, ...source } }),
         );
         console.log(`published ${owner}/${name}@${v.version} (${v.contentHash})`);
         // On an existing env the flags are not silently dropped: what differs is changed (owner only).
         const change: EnvChange = {
           ...(o.visibility !== undefined && o.visibility !== existing?.visibility
-            ? { visibility: o.visibility }
+            ? { visibility: o.visibility as Visibility }
             : {}),
           ...(o.description !== undefined && o.description !== existing?.description
             ? { description: o.description }
             : {}),
         };
         if (existing && Object.keys(change).length > 0) {
-          await call("PATCH", `/v1/envs/${owner}/${name}`, change);
+          await hubJson(env.$patch({ param: { owner, name }, json: change }));
           console.log(`updated ${owner}/${name}: ${describeChange(change)}`);
         }
       },
@@ -132,16 +132,14 @@ export function registerHub(program: Command): void {
       async (
         o: HubFlags & { query?: string; tag?: string; owner?: string; visibility?: string; limit: string },
       ) => {
-        const params = new URLSearchParams({ limit: o.limit });
-        for (const [k, v] of [
-          ["q", o.query],
-          ["tag", o.tag],
-          ["owner", o.owner],
-          ["visibility", o.visibility],
-        ] as const) {
-          if (v) params.set(k, v);
-        }
-        const page = await hubApi(o)<{ envs: Env[]; nextCursor: string | null }>("GET", `/v1/envs?${params}`);
+        const query = {
+          limit: o.limit,
+          ...(o.query ? { q: o.query } : {}),
+          ...(o.tag ? { tag: o.tag } : {}),
+          ...(o.owner ? { owner: o.owner } : {}),
+          ...(o.visibility ? { visibility: o.visibility as Visibility } : {}),
+        };
+        const page = await hubJson(hubApi(o).v1.envs.$get({ query }));
         for (const e of page.envs) {
           console.log(`${e.owner}/${e.name}@${e.latest ?? "-"}\t${e.visibility}\t${e.description}`);
         }
@@ -152,7 +150,8 @@ export function registerHub(program: Command): void {
   hubOptions(envs.command("show <ref>")).action(
     action(async (ref: string, o: HubFlags) => {
       const { owner, name } = splitRef(ref);
-      console.log(JSON.stringify(await hubApi(o)("GET", `/v1/envs/${owner}/${name}`), null, 2));
+      const env = await hubJson(hubApi(o).v1.envs[":owner"][":name"].$get({ param: { owner, name } }));
+      console.log(JSON.stringify(env, null, 2));
     }),
   );
   hubOptions(
@@ -167,13 +166,13 @@ export function registerHub(program: Command): void {
       async (ref: string, o: HubFlags & { visibility?: string; description?: string; tags?: string }) => {
         const { owner, name } = splitRef(ref);
         const change: EnvChange = {
-          ...(o.visibility === undefined ? {} : { visibility: o.visibility }),
+          ...(o.visibility === undefined ? {} : { visibility: o.visibility as Visibility }),
           ...(o.description === undefined ? {} : { description: o.description }),
           ...(o.tags === undefined ? {} : { tags: o.tags.split(",").filter(Boolean) }),
         };
         if (Object.keys(change).length === 0)
           throw new HubError("envs update: give --visibility, --description or --tags");
-        await hubApi(o)("PATCH", `/v1/envs/${owner}/${name}`, change);
+        await hubJson(hubApi(o).v1.envs[":owner"][":name"].$patch({ param: { owner, name }, json: change }));
         console.log(`updated ${owner}/${name}: ${describeChange(change)}`);
       },
     ),

@@ -1,16 +1,16 @@
 import type { Command } from "commander";
-import type { EvalAggregate, EvalRun } from "../../shared/evals.js";
-import { action, HubError, type HubFlags, hubApi } from "./hub-client.js";
+import { HubError, hubJson } from "../../hub/client.js";
+import { parseEnvId } from "../../shared/env-ref.js";
+import type { EvalRun, Leaderboard } from "../../shared/evals.js";
+import type { HubFlags } from "../client/credentials.js";
+import { action, hubApi } from "./hub-client.js";
 import { hubOptions } from "./hub-options.js";
-
-type Entry = EvalAggregate & { rank: number; model: string; runId: string; team: string; finishedAt: string };
-type Leaderboard = { env: string; version: string; split: string; minTasks: number; entries: Entry[] };
 
 /** `owner/name` or `owner/name@version`. */
 export function envRef(ref: string): { owner: string; name: string; version?: string } {
-  const m = /^([a-z0-9-]{1,64})\/([a-z0-9-]{1,64})(?:@([0-9A-Za-z.+-]{1,128}))?$/.exec(ref);
-  if (!m?.[1] || !m[2]) throw new HubError(`expected owner/name or owner/name@version, got ${ref}`);
-  return { owner: m[1], name: m[2], ...(m[3] ? { version: m[3] } : {}) };
+  const id = parseEnvId(ref);
+  if (!id) throw new HubError(`expected owner/name or owner/name@version, got ${ref}`);
+  return id;
 }
 
 /** Rows as columns padded to their widest cell. */
@@ -82,9 +82,14 @@ export function registerEvalCommands(program: Command): void {
   ).action(
     action(async (ref: string, o: HubFlags & { version?: string; split: string; minTasks?: string }) => {
       const { owner, name, version } = envRef(ref);
-      const params = new URLSearchParams({ version: o.version ?? version ?? "latest", split: o.split });
-      if (o.minTasks !== undefined) params.set("minTasks", o.minTasks);
-      const board = await hubApi(o)<Leaderboard>("GET", `/v1/envs/${owner}/${name}/leaderboard?${params}`);
+      const query = {
+        version: o.version ?? version ?? "latest",
+        split: o.split,
+        ...(o.minTasks === undefined ? {} : { minTasks: o.minTasks }),
+      };
+      const board = await hubJson(
+        hubApi(o).v1.envs[":owner"][":name"].leaderboard.$get({ param: { owner, name }, query }),
+      );
       console.log(formatLeaderboard(board));
     }),
   );
@@ -99,12 +104,8 @@ export function registerEvalCommands(program: Command): void {
   ).action(
     action(async (ref: string, o: HubFlags & { limit: string; cursor?: string }) => {
       envRef(ref);
-      const params = new URLSearchParams({ env: ref, limit: o.limit });
-      if (o.cursor) params.set("cursor", o.cursor);
-      const page = await hubApi(o)<{ runs: EvalRun[]; nextCursor: string | null }>(
-        "GET",
-        `/v1/evals?${params}`,
-      );
+      const query = { env: ref, limit: o.limit, ...(o.cursor ? { cursor: o.cursor } : {}) };
+      const page = await hubJson(hubApi(o).v1.evals.$get({ query }));
       if (page.runs.length === 0) console.log(`no evaluation runs of ${ref}`);
       else {
         const rows = page.runs.map((r) => [
@@ -126,7 +127,8 @@ export function registerEvalCommands(program: Command): void {
   );
   hubOptions(evals.command("show <run>").description("One evaluation run and its aggregate")).action(
     action(async (run: string, o: HubFlags) => {
-      console.log(formatRun(await hubApi(o)<EvalRun>("GET", `/v1/evals/${encodeURIComponent(run)}`)));
+      const id = encodeURIComponent(run);
+      console.log(formatRun(await hubJson(hubApi(o).v1.evals[":id"].$get({ param: { id } }))));
     }),
   );
 }

@@ -1,14 +1,8 @@
 import type { Command } from "commander";
-import {
-  action,
-  bootstrapSecret,
-  HubError,
-  type HubFlags,
-  hubApi,
-  readCredentials,
-  resolveHub,
-  splitRef,
-} from "./hub-client.js";
+import { HubError, hubDone, hubJson } from "../../hub/client.js";
+import type { CreateToken, Role } from "../../shared/registry.js";
+import { type HubFlags, readCredentials, resolveHub } from "../client/credentials.js";
+import { action, bootstrapSecret, hubApi, splitRef } from "./hub-client.js";
 import { hubOptions } from "./hub-options.js";
 
 type BootstrapFlags = HubFlags & { bootstrapFile?: string };
@@ -52,8 +46,8 @@ export function registerTeamCommands(program: Command): void {
         o.bootstrapFile !== undefined ||
         process.env.HUB_ADMIN_TOKEN ||
         !resolveHub(o, process.env, readCredentials()).token;
-      const call = useBootstrap ? hubApi(o, { token: bootstrapSecret(o.bootstrapFile) }) : hubApi(o);
-      const t = await call<{ name: string }>("POST", "/v1/teams", { name });
+      const hub = useBootstrap ? hubApi(o, { token: bootstrapSecret(o.bootstrapFile) }) : hubApi(o);
+      const t = await hubJson(hub.v1.teams.$post({ json: { name } }));
       console.log(
         `created team ${t.name}; give it a token with: edgegym tokens create --team ${t.name} --scopes …`,
       );
@@ -74,10 +68,13 @@ export function registerTeamCommands(program: Command): void {
   ).action(
     action(async (o: BootstrapFlags & { team: string; scopes: string; expires?: string }) => {
       const expiresAt = o.expires === undefined ? undefined : expiryTime(o.expires);
-      const t = await withBootstrap(o)<{ id: string; token: string; expiresAt: string | null }>(
-        "POST",
-        `/v1/teams/${o.team}/tokens`,
-        { scopes: o.scopes.split(","), ...(expiresAt ? { expiresAt } : {}) },
+      // The hub checks each scope; its refusal names the one it does not know.
+      const scopes = o.scopes.split(",") as CreateToken["scopes"];
+      const t = await hubJson(
+        withBootstrap(o).v1.teams[":team"].tokens.$post({
+          param: { team: o.team },
+          json: { scopes, ...(expiresAt ? { expiresAt } : {}) },
+        }),
       );
       // stdout carries only the secret, so `TOKEN=$(edgegym tokens create …)` works.
       console.error(
@@ -88,7 +85,7 @@ export function registerTeamCommands(program: Command): void {
   );
   hubOptions(tokens.command("revoke <id>")).action(
     action(async (id: string, o: HubFlags) => {
-      await hubApi(o)("DELETE", `/v1/tokens/${id}`);
+      await hubDone(hubApi(o).v1.tokens[":id"].$delete({ param: { id } }));
       console.log(`revoked ${id}`);
     }),
   );
@@ -103,9 +100,10 @@ export function registerTeamCommands(program: Command): void {
   ).action(
     action(async (ref: string, o: HubFlags & { team: string; role: string; revoke?: boolean }) => {
       const { owner, name } = splitRef(ref);
-      const call = hubApi(o);
-      if (o.revoke) await call("DELETE", `/v1/envs/${owner}/${name}/shares/${o.team}`);
-      else await call("POST", `/v1/envs/${owner}/${name}/shares`, { team: o.team, role: o.role });
+      const shares = hubApi(o).v1.envs[":owner"][":name"].shares;
+      if (o.revoke) await hubDone(shares[":team"].$delete({ param: { owner, name, team: o.team } }));
+      else
+        await hubJson(shares.$post({ param: { owner, name }, json: { team: o.team, role: o.role as Role } }));
       console.log(
         o.revoke
           ? `unshared ${owner}/${name} from ${o.team}`

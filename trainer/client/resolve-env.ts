@@ -3,11 +3,10 @@ import { findBuiltin } from "../../environments/builtin.js";
 import { DEFAULT_LOCAL_DB, openLocalDb } from "../../environments/data/local-db.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
+import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { credentialsPath, readCredentials, resolveHub } from "../cli/hub-client.js";
+import { type HubTarget, hubFromEnv } from "./credentials.js";
 import { httpTransport, localTransport, type Transport } from "./transport.js";
-
-const HUB_REF = /^hub:\/\/([a-z0-9][a-z0-9-]*)\/([a-z0-9][a-z0-9-]*)@([0-9A-Za-z.+-]+)$/;
 
 /**
  * Turns an `--env` value into a transport:
@@ -19,14 +18,14 @@ const HUB_REF = /^hub:\/\/([a-z0-9][a-z0-9-]*)\/([a-z0-9][a-z0-9-]*)@([0-9A-Za-z
  */
 export async function resolveEnv(
   spec: string,
-  opts: { connections: number; env?: NodeJS.ProcessEnv },
+  /** `hub`: the hub of `hub://` envs, when the caller knows it (else the environment and credentials). */
+  opts: { connections: number; env?: NodeJS.ProcessEnv; hub?: HubTarget },
 ): Promise<Result<Transport, string>> {
   if (/^https?:\/\//.test(spec)) return ok(httpTransport(spec, { connections: opts.connections }));
-  const hub = HUB_REF.exec(spec);
+  const hub = parseHubEnv(spec);
   if (hub) {
-    const env = opts.env ?? process.env;
-    const creds = resolveHub({}, env, readCredentials(credentialsPath(env)));
-    const base = `${creds.url}/v1/envs/${hub[1]}/${hub[2]}@${hub[3]}`;
+    const creds = opts.hub ?? hubFromEnv(opts.env ?? process.env);
+    const base = `${creds.url}/v1/envs/${formatEnvRef(hub)}`;
     const headers = creds.token === undefined ? undefined : { authorization: `Bearer ${creds.token}` };
     return ok(httpTransport(base, { connections: opts.connections, ...(headers ? { headers } : {}) }));
   }

@@ -40,7 +40,7 @@ export async function runHubEval(
   policy: { model: PolicyModel; tokenizer: Tokenizer },
   opts: HubEvalOptions,
 ): Promise<Result<HubEvalResult>> {
-  const created = await HubEvalRun.create(hubRef.url, hubRef.token, {
+  const created = await HubEvalRun.create(hubRef, {
     env: opts.env,
     split: opts.split,
     tasks: { count: opts.n },
@@ -51,7 +51,7 @@ export async function runHubEval(
   const run = created.value;
   const transport = await resolveEnv(`hub://${opts.env}`, {
     connections: 16,
-    env: { ...process.env, EDGEGYM_HUB_URL: hubRef.url, EDGEGYM_TOKEN: hubRef.token },
+    hub: hubRef,
   });
   if (!transport.ok) return transport;
   const client = new EnvClient(transport.value, { concurrency: 16 });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { localSecrets } from "../../environments/node/local-keys.js";
+import { hubClient } from "../../hub/client.js";
 import { err, ok, type Result } from "../../shared/result.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -69,12 +70,11 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<Result<Local
     return ready;
   }
   const url = `http://localhost:${opts.port}`;
-  const res = await fetch(`${url}/v1/teams/${TEAM}/tokens`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${bootstrap}`, "content-type": "application/json" },
-    body: JSON.stringify({ scopes: ["read", "publish", "eval", "admin"] }),
-  }).catch(() => undefined);
-  const minted = res?.ok ? ((await res.json()) as { token?: string }).token : undefined;
+  const tokens = hubClient({ url, token: bootstrap }).v1.teams[":team"].tokens;
+  const res = await tokens
+    .$post({ param: { team: TEAM }, json: { scopes: ["read", "publish", "eval", "admin"] } })
+    .catch(() => undefined);
+  const minted = res?.ok ? (await res.json()).token : undefined;
   if (!minted) {
     await stop();
     return err(

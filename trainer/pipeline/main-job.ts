@@ -56,8 +56,6 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
   }
   await saveState(runDir, state);
   const env = `hub://${recipe.trainEnv ?? recipe.env}`;
-  process.env.EDGEGYM_HUB_URL = opts.hub.url;
-  process.env.EDGEGYM_TOKEN = opts.hub.token;
   const io: RunIO = {
     log: (line) => {
       opts.log(line);
@@ -65,6 +63,8 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
     },
     saveCheckpoint,
     loadCheckpoint,
+    // The hub's credentials go to the stages as an argument, never through process.env.
+    hub: opts.hub,
   };
   const stopIfAsked = () => {
     if (signal.aborted) throw new Interrupted("interrupted");

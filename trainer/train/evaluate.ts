@@ -1,6 +1,7 @@
 import type { z } from "zod";
+import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { credentialsPath, readCredentials, resolveHub } from "../cli/hub-client.js";
+import { hubFromEnv } from "../client/credentials.js";
 import type { EnvClient } from "../client/env-client.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
@@ -13,8 +14,6 @@ import { failureLines } from "./policy-failure.js";
 import { connectEnv, loadPolicy, type RunIO, startBackend } from "./session.js";
 import { emptySplitReason } from "./split-check.js";
 import { describeToolFormat } from "./tool-format.js";
-
-const HUB_ENV = /^hub:\/\/([a-z0-9-]+\/[a-z0-9-]+@[0-9A-Za-z.+-]+)$/;
 
 /**
  * Runs the evaluation and summarises it (see `formatEvalTable`). With `upload`, it runs as a hub
@@ -31,7 +30,8 @@ export async function runEval(
   const parsed = parseConfig(EvalConfig, input);
   if (!parsed.ok) return parsed;
   const config = parsed.value;
-  const target = HUB_ENV.exec(config.env)?.[1];
+  const ref = parseHubEnv(config.env);
+  const target = ref ? formatEnvRef(ref) : undefined;
   if (config.upload && target === undefined) return err("--upload needs a hub://owner/name@version env");
   const connected = await connectEnv(config.env, config.concurrency, env);
   if (!connected.ok) return connected;
@@ -41,8 +41,7 @@ export async function runEval(
     if (tasks.length === 0) return err(await emptySplitReason(client, manifest, config.split));
     let run: HubEvalRun | undefined;
     if (config.upload && target !== undefined) {
-      const hub = resolveHub({}, env, readCredentials(credentialsPath(env)));
-      const created = await HubEvalRun.create(hub.url, hub.token, {
+      const created = await HubEvalRun.create(hubFromEnv(env), {
         env: target,
         split: config.split,
         tasks: { indices: tasks },

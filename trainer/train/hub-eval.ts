@@ -1,6 +1,6 @@
-import { request } from "undici";
+import type { ClientResponse } from "hono/client";
 import type { z } from "zod";
-import { Problem } from "../../shared/errors.js";
+import { type HubClient, HubError, hubClient, hubJson } from "../../hub/client.js";
 import {
   type CreateEval,
   EpisodeResults,
@@ -11,6 +11,7 @@ import {
 import { type ChatMessage, SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { fitTranscript } from "../../shared/transcript.js";
+import type { HubTarget } from "../client/credentials.js";
 import type { InfraFailure } from "../client/env-client.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
 
@@ -20,15 +21,19 @@ import type { StartSession, Trajectory } from "../rollout/types.js";
  */
 export class HubEvalRun {
   private constructor(
-    private readonly hub: string,
-    private readonly token: string | undefined,
+    private readonly api: HubClient,
     readonly id: string,
   ) {}
 
   /** POST /v1/evals: the run over the body's env (`owner/name@version`), split and tasks. */
-  static async create(hub: string, token: string | undefined, body: CreateEval): Promise<Result<HubEvalRun>> {
-    const created = await call(hub, token, "/v1/evals", EvalRun, body);
-    return created.ok ? ok(new HubEvalRun(hub, token, created.value.id)) : err(created.error);
+  static async create(hub: HubTarget, body: CreateEval): Promise<Result<HubEvalRun>> {
+    const api = hubClient(hub, HUB_EVAL_CALL_TIMEOUT_MS);
+    const created = await attempt("/v1/evals", EvalRun, api.v1.evals.$post({ json: body }));
+    return created.ok ? ok(new HubEvalRun(api, created.value.id)) : err(created.error);
+  }
+
+  private get run() {
+    return this.api.v1.evals[":id"];
   }
 
   /** Each episode's opening messages (system, user), kept for the transcript uploaded with its receipt. */
@@ -36,9 +41,11 @@ export class HubEvalRun {
 
   /** Sessions come from the hub so that the receipts can be tied to this run. */
   readonly start: StartSession = async (task) => {
-    const r = await call(this.hub, this.token, `/v1/evals/${this.id}/sessions`, SessionResponse, {
-      index: task.index,
-    });
+    const r = await attempt(
+      `/v1/evals/${this.id}/sessions`,
+      SessionResponse,
+      this.run.sessions.$post({ param: { id: this.id }, json: { index: task.index } }),
+    );
     if (r.ok) {
       this.openings.set(r.value.episodeId, r.value.observation.messages);
       return r;
@@ -73,9 +80,14 @@ export class HubEvalRun {
     let rejected = 0;
     const reasons = new Map<string, number>();
     for (let from = 0; from < episodes.length; from += MAX_EPISODE_BATCH) {
-      const r = await call(this.hub, this.token, `/v1/evals/${this.id}/episodes`, EpisodeResults, {
-        episodes: episodes.slice(from, from + MAX_EPISODE_BATCH),
-      });
+      const r = await attempt(
+        `/v1/evals/${this.id}/episodes`,
+        EpisodeResults,
+        this.run.episodes.$post({
+          param: { id: this.id },
+          json: { episodes: episodes.slice(from, from + MAX_EPISODE_BATCH) },
+        }),
+      );
       if (!r.ok) return r;
       for (const item of r.value.results) {
         if (item.ok) accepted++;
@@ -92,41 +104,33 @@ export class HubEvalRun {
 
   /** Closes the run; the hub's aggregate counts tasks without a verified episode as failures. */
   async finish(): Promise<Result<EvalAggregate | null>> {
-    const r = await call(this.hub, this.token, `/v1/evals/${this.id}/finish`, EvalRun, {});
+    const r = await attempt(
+      `/v1/evals/${this.id}/finish`,
+      EvalRun,
+      this.run.finish.$post({ param: { id: this.id } }),
+    );
     return r.ok ? ok(r.value.aggregate) : r;
   }
 }
 
-async function call<T>(
-  hub: string,
-  token: string | undefined,
+/** A verifying upload of 256 episodes takes the hub a while; no call may hang a run for ever. */
+const HUB_EVAL_CALL_TIMEOUT_MS = 120_000;
+
+/** One hub call as a Result: `path: code: detail` when refused, the reply checked against `schema`. */
+async function attempt<T>(
   path: string,
   schema: z.ZodType<T>,
-  body: unknown,
+  call: Promise<ClientResponse<unknown, number, "json">>,
 ): Promise<Result<T>> {
+  let json: unknown;
   try {
-    const res = await request(`${hub}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    if (res.statusCode >= 300) {
-      const problem = Problem.safeParse(json);
-      const why = problem.success
-        ? `${problem.data.code}: ${problem.data.detail ?? problem.data.title}`
-        : `HTTP ${res.statusCode}`;
-      return err(`${path}: ${why}`);
-    }
-    const parsed = schema.safeParse(json);
-    return parsed.success ? ok(parsed.data) : err(`${path}: unexpected response`);
+    json = await hubJson(call);
   } catch (e) {
+    if (e instanceof HubError && e.problem)
+      return err(`${path}: ${e.problem.code}: ${e.problem.detail ?? e.problem.title}`);
+    if (e instanceof HubError && e.status !== undefined) return err(`${path}: HTTP ${e.status}`);
     return err(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? ok(parsed.data) : err(`${path}: unexpected response`);
 }

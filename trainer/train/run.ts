@@ -35,7 +35,7 @@ export async function runTraining(
   const policy = await loadPolicy(config.init, config.model, config.seed, io);
   if (!policy.ok) return policy;
   const { model, tokenizer } = policy.value;
-  const env = await connectEnv(config.env, config.maxLive);
+  const env = await connectEnv(config.env, config.maxLive, process.env, io.hub);
   if (!env.ok) return env;
   const { client, manifest } = env.value;
   const size = manifest.splits[config.split];

@@ -6,6 +6,7 @@ import { rng } from "../../shared/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { initBackend } from "../backend/backend.js";
 import { EnvClient } from "../client/env-client.js";
+import type { HubTarget } from "../client/credentials.js";
 import { resolveEnv } from "../client/resolve-env.js";
 import { createModel } from "../model/create-model.js";
 import type { BackendName, Checkpoint, ModelConfig, PolicyModel, Tokenizer } from "../policy/types.js";
@@ -16,6 +17,8 @@ export type RunIO = {
   log: (line: string) => void;
   saveCheckpoint: (dir: string, checkpoint: Checkpoint) => Promise<Result<void>>;
   loadCheckpoint: (dir: string) => Promise<Result<Checkpoint>>;
+  /** The hub of `hub://` envs when the caller knows it (the pipeline); else the environment's. */
+  hub?: HubTarget;
 };
 
 export type Policy = { model: PolicyModel; tokenizer: Tokenizer; checkpoint?: Checkpoint };
@@ -55,8 +58,9 @@ export async function connectEnv(
   spec: string,
   concurrency: number,
   env: NodeJS.ProcessEnv = process.env,
+  hub?: HubTarget,
 ): Promise<Result<{ client: EnvClient; manifest: Manifest }>> {
-  const transport = await resolveEnv(spec, { connections: concurrency, env });
+  const transport = await resolveEnv(spec, { connections: concurrency, env, ...(hub ? { hub } : {}) });
   if (!transport.ok) return err(transport.error);
   const client = new EnvClient(transport.value, { concurrency });
   const manifest = await client.manifest();

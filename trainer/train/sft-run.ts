@@ -19,7 +19,7 @@ export async function runSft(
   onEpoch: OnEpoch = () => {},
 ): Promise<Result<{ checkpoint: string; last: Record<string, number> }>> {
   // The env first: an empty split or an expert that refuses the split is known before tfjs loads.
-  const env = await connectEnv(config.env, 16);
+  const env = await connectEnv(config.env, 16, process.env, io.hub);
   if (!env.ok) return env;
   const { client, manifest } = env.value;
   const size = manifest.splits[config.split] ?? 0;
