@@ -5,7 +5,6 @@ import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.j
 import {
   attention,
   type Linear,
-  lmHead,
   MASKED,
   mlp,
   type Projections,
@@ -46,6 +45,8 @@ function prefill(
   c: ModelConfig,
   r: RopeTables,
   proj: Projections[],
+  /** `[D, V]`: the untied head, or the tied embedding transposed once per call (not once per step). */
+  head: tf.Tensor2D,
   prompts: readonly (readonly number[])[],
   length: number,
 ) {
@@ -74,7 +75,7 @@ function prefill(
       n,
       -1,
     ]);
-    const logits = lmHead(rmsNorm(last, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, w);
+    const logits = matmul(rmsNorm(last, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, head);
     return { cache, logits };
   });
   return { ...out, pads };
@@ -90,15 +91,16 @@ function prefillInPasses(
   c: ModelConfig,
   r: RopeTables,
   proj: Projections[],
+  head: tf.Tensor2D,
   prompts: readonly (readonly number[])[],
   budget: number,
 ) {
   const length = Math.max(...prompts.map((p) => p.length));
   const perPass = Math.max(1, Math.floor(budget / passCost(c, 1, length)));
-  if (prompts.length <= perPass) return prefill(w, c, r, proj, prompts, length);
+  if (prompts.length <= perPass) return prefill(w, c, r, proj, head, prompts, length);
   const parts: ReturnType<typeof prefill>[] = [];
   for (let from = 0; from < prompts.length; from += perPass)
-    parts.push(prefill(w, c, r, proj, prompts.slice(from, from + perPass), length));
+    parts.push(prefill(w, c, r, proj, head, prompts.slice(from, from + perPass), length));
   const joined = tf.tidy(() => ({
     cache: {
       k: w.layers.map((_, i) => tf.concat(parts.map((p) => p.cache.k[i] as tf.Tensor4D)) as tf.Tensor4D),
@@ -142,6 +144,7 @@ function decodeStep(
   c: ModelConfig,
   r: RopeTables,
   proj: Projections[],
+  head: tf.Tensor2D,
   cache: Cache,
   tokens: number[],
   positions: number[],
@@ -169,7 +172,7 @@ function decodeStep(
     });
     return {
       cache: next,
-      logits: lmHead(rmsNorm(h, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, w),
+      logits: matmul(rmsNorm(h, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, head),
     };
   });
 }
@@ -222,7 +225,8 @@ export async function generate(
     return at;
   });
   const proj = tf.tidy(() => w.layers.map((l) => projections(l, r)) as never) as Projections[];
-  const pre = prefillInPasses(w, c, r, proj, uniquePrompts, opts.prefillElements ?? PASS_ELEMENTS);
+  const head = (w.lmHead ?? tf.transpose(w.embed)) as tf.Tensor2D;
+  const pre = prefillInPasses(w, c, r, proj, head, uniquePrompts, opts.prefillElements ?? PASS_ELEMENTS);
   // Copy the rows of repeated prompts (a GRPO group); with every prompt distinct there is nothing to
   // copy, and a gather of the whole cache is not cheap on tfjs-wasm.
   const distinct = uniquePrompts.length === prompts.length;
@@ -266,7 +270,7 @@ export async function generate(
         keyMask.fill(MASKED, at * keys, at * keys + pad);
       });
       const positions = pads.map((pad) => width - pad + step);
-      const out = decodeStep(w, c, r, proj, cache, tokens, positions, keyMask);
+      const out = decodeStep(w, c, r, proj, head, cache, tokens, positions, keyMask);
       disposeCache(cache);
       cache = out.cache;
       logits = out.logits;
@@ -278,5 +282,6 @@ export async function generate(
     // Only the rotated projections are new tensors; the rest are the weights themselves.
     const rotated = proj.flatMap((p): Linear[] => [p.qRot, p.kRot]);
     tf.dispose(rotated.flatMap((p) => (p.b ? [p.w, p.b] : [p.w])));
+    if (head !== w.lmHead) head.dispose();
   }
 }

@@ -6,8 +6,8 @@ import * as tf from "@tensorflow/tfjs-core";
  * ScatterNd (which sums duplicate indices and exists on the cpu, wasm, webgl, webgpu and node backends).
  */
 
-/** Most float32 elements of one `[rows, V]` block of logits (64 MiB). */
-export const VOCAB_CHUNK_ELEMENTS = 2 ** 24;
+/** Most float32 elements of one `[rows, V]` block of logits (16 MiB; the backward pass holds ~8 such blocks). */
+export const VOCAB_CHUNK_ELEMENTS = 2 ** 22;
 
 /** Rows per chunk so that a `[rows, V]` block stays within `elements`. */
 export const chunkRows = (vocab: number, elements = VOCAB_CHUNK_ELEMENTS): number =>

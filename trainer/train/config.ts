@@ -105,6 +105,11 @@ export const TrainConfig = z.strictObject({
   checkpointEvery: z.number().int().positive().default(10),
   /** Trajectories per iteration written to trajectories.jsonl. */
   logTrajectories: z.number().int().nonnegative().default(4),
+  /**
+   * Memory a training pass may use, in MiB; unset, wasm's 4 GiB heap or this machine's RAM. A run whose
+   * estimate (printed before it starts, trainer/policy/memory.ts) exceeds it is refused.
+   */
+  memoryBudgetMiB: z.number().positive().optional(),
   /** Model shape for a fresh start (ignored with `init`). */
   model: ModelShape,
 });

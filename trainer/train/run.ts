@@ -1,4 +1,5 @@
 import { err, ok, type Result } from "../../shared/result.js";
+import { checkTrainingMemory } from "../policy/memory.js";
 import { createAdam } from "../policy/optimizer-step.js";
 import type { Checkpoint, PolicyModel } from "../policy/types.js";
 import { writeReport } from "../report/report.js";
@@ -35,6 +36,13 @@ export async function runTraining(
   const policy = await loadPolicy(config.init, config.model, config.seed, io);
   if (!policy.ok) return policy;
   const { model, tokenizer } = policy.value;
+  const memory = checkTrainingMemory(model.config, {
+    reference: config.klCoef > 0,
+    backend: backend.value,
+    ...(config.memoryBudgetMiB !== undefined ? { budgetMiB: config.memoryBudgetMiB } : {}),
+  });
+  if (!memory.ok) return err(memory.error);
+  io.log(memory.line);
   const env = await connectEnv(config.env, config.maxLive, process.env, io.hub);
   if (!env.ok) return env;
   const { client, manifest } = env.value;
