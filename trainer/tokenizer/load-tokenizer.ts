@@ -1,29 +1,40 @@
-import { access, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ok, type Result } from "../../shared/result.js";
 import type { Tokenizer } from "../policy/types.js";
 import { ByteTokenizer } from "./byte-tokenizer.js";
+import { BYTE_TOKENIZER_NAME, byteTokenizerFiles } from "./byte-tokenizer-files.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 
-/** Marks a folder whose tokenizer is the built-in byte tokenizer. */
-const BYTE_MARKER = { tokenizer_class: "EdgegymByteTokenizer" };
+/** What checkpoints written before tokenizer.json was exported carry instead (still read). */
+const OLD_BYTE_MARKER = "EdgegymByteTokenizer";
 
-/** The folder's Hugging Face tokenizer when it has a `tokenizer.json`, else the byte tokenizer. */
+/**
+ * The folder's tokenizer: the byte tokenizer when its tokenizer_config.json says so (or the folder
+ * has no tokenizer.json, as older checkpoints), else the Hugging Face tokenizer it holds.
+ */
 export async function loadTokenizer(dir: string): Promise<Result<Tokenizer>> {
-  const hasHf = await access(join(dir, "tokenizer.json")).then(
+  const config = await readFile(join(dir, "tokenizer_config.json"), "utf8").then(
+    (text) => JSON.parse(text) as Record<string, unknown>,
+    () => undefined,
+  );
+  const byte =
+    config?.edgegym_tokenizer === BYTE_TOKENIZER_NAME || config?.tokenizer_class === OLD_BYTE_MARKER;
+  if (byte) return ok(new ByteTokenizer());
+  const hasHf = await readFile(join(dir, "tokenizer.json")).then(
     () => true,
     () => false,
   );
   return hasHf ? loadHfTokenizer(dir) : ok(new ByteTokenizer());
 }
 
-/** Writes what `loadTokenizer` reads back. */
+/**
+ * Writes what `loadTokenizer` reads back. Every checkpoint gets a tokenizer.json and a
+ * tokenizer_config.json with its chat template, the byte tokenizer's expressed as a byte-level BPE.
+ */
 export async function saveTokenizer(dir: string, tokenizer: Tokenizer): Promise<void> {
-  if (tokenizer instanceof HfTokenizer) {
-    for (const [name, content] of Object.entries(tokenizer.files)) {
-      await writeFile(join(dir, name), JSON.stringify(content, null, 2));
-    }
-    return;
+  const files = tokenizer instanceof HfTokenizer ? tokenizer.files : byteTokenizerFiles();
+  for (const [name, content] of Object.entries(files)) {
+    await writeFile(join(dir, name), JSON.stringify(content, null, 2));
   }
-  await writeFile(join(dir, "tokenizer_config.json"), JSON.stringify(BYTE_MARKER, null, 2));
 }
