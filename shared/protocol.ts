@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SLUG_REGEX } from "./env-ref.js";
 import { Problem } from "./errors.js";
 import { deeperThan, MAX_JSON_DEPTH } from "./json-depth.js";
 
@@ -37,7 +38,7 @@ export type PublicJwk = z.infer<typeof PublicJwk>;
 
 export const Manifest = z.object({
   protocol: z.literal(PROTOCOL),
-  name: z.string().regex(/^[a-z0-9-]{1,64}$/),
+  name: z.string().regex(SLUG_REGEX),
   version: Semver,
   description: z.string(),
   tools: z.array(ToolSpec),
