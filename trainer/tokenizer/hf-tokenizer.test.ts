@@ -80,6 +80,21 @@ describe("Hugging Face tokenizer", () => {
     expect(tok.renderNextTurn(history, [97], [])).toEqual([258, 10, 257, ...tok.encode("assistant\n")]);
   });
 
+  it("refuses a template that rewrites earlier turns instead of re-tokenizing the sampled response", async () => {
+    // This template numbers the conversation's length in its first line, so adding a turn changes
+    // text the previous prompt already holds.
+    await writeTokenizerFolder(join(dir, "counting"), CHATML_TOKENS, {
+      chat_template: `{{ messages | length }} turns\n${chatTemplate("chatml")}`,
+      eos_token: "<|im_end|>",
+    });
+    const counting = await loadHfTokenizer(join(dir, "counting"));
+    if (!counting.ok) throw new Error(counting.error);
+    const history: ChatMessage[] = [{ role: "user", content: "q" }];
+    expect(() => counting.value.renderNextTurn(history, [97, 258], [{ role: "user", content: "r" }])).toThrow(
+      /rewrites earlier turns/,
+    );
+  });
+
   it("reports a folder without a tokenizer", async () => {
     const missing = await loadHfTokenizer(join(dir, "nope"));
     expect(missing.ok).toBe(false);
