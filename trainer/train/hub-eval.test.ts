@@ -10,6 +10,7 @@ import { Transcript } from "../../shared/transcript.js";
 import { formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
 import { fakeChatModel } from "./fake-chat-model.js";
+import { HubEvalRun } from "./hub-eval.js";
 
 const listening = (server: ReturnType<typeof serve>) =>
   new Promise<string>((resolve) => {
@@ -164,5 +165,37 @@ describe("eval --upload (hub evaluation)", () => {
   it("refuses --upload for an env that is not on the hub", async () => {
     const result = await runEval({ ...config, env: "local:calculator", policy: `openai:${modelUrl}/v1` }, io);
     expect(result).toMatchObject({ ok: false, error: expect.stringContaining("hub://") });
+  });
+});
+
+describe("HubEvalRun errors", () => {
+  it("reports a refusal as path: code: detail with the hub's issues", async () => {
+    const app = new Hono();
+    app.post("/v1/evals", (c) =>
+      c.json(
+        {
+          type: "about:blank",
+          title: "Bad Request",
+          status: 400,
+          code: "invalid_request",
+          detail: "the request does not match the schema",
+          issues: [{ path: "split", message: "Too small: expected string to have >=1 characters" }],
+        },
+        400,
+      ),
+    );
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    try {
+      const url = await listening(server);
+      const body = { env: "acme/calculator@1.0.0", split: "", tasks: { count: 1 }, model: { name: "m" } };
+      const created = await HubEvalRun.create({ url, token: "tok" }, body);
+      expect(created).toEqual({
+        ok: false,
+        error:
+          "/v1/evals: invalid_request: the request does not match the schema (split: Too small: expected string to have >=1 characters)",
+      });
+    } finally {
+      server.close();
+    }
   });
 });

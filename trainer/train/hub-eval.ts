@@ -126,8 +126,14 @@ async function attempt<T>(
   try {
     json = await hubJson(call);
   } catch (e) {
-    if (e instanceof HubError && e.problem)
-      return err(`${path}: ${e.problem.code}: ${e.problem.detail ?? e.problem.title}`);
+    if (e instanceof HubError && e.problem) {
+      const p = e.problem;
+      // Which field was wrong, when the hub says: the same `issues` the CLI prints.
+      const issues = (p.issues ?? []).map((i) => `${i.path === "" ? "(body)" : i.path}: ${i.message}`);
+      return err(
+        `${path}: ${p.code}: ${p.detail ?? p.title}${issues.length > 0 ? ` (${issues.join("; ")})` : ""}`,
+      );
+    }
     if (e instanceof HubError && e.status !== undefined) return err(`${path}: HTTP ${e.status}`);
     return err(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
