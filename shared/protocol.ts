@@ -130,8 +130,9 @@ export type SessionResponse = z.infer<typeof SessionResponse>;
 export const StepRequest = z.object({ session: z.string().min(1), action: Action });
 export type StepRequest = z.infer<typeof StepRequest>;
 
+/** `success`: set by the env on the step that ends an episode (whether the task was solved), absent before. */
 export const StepInfo = z
-  .object({ reward_components: z.record(z.string(), z.number()) })
+  .object({ reward_components: z.record(z.string(), z.number()), success: z.boolean().optional() })
   .catchall(z.unknown());
 export type StepInfo = z.infer<typeof StepInfo>;
 
@@ -168,6 +169,8 @@ export const ReceiptClaims = z.object({
   steps: z.number().int().nonnegative(),
   return: z.number(),
   finalReward: z.number(),
+  /** The env's verdict on the episode (its final step's `info.success`); receipts before it lack it. */
+  success: z.boolean().optional(),
   iat: z.number().int(),
 });
 export type ReceiptClaims = z.infer<typeof ReceiptClaims>;

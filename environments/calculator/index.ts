@@ -149,6 +149,7 @@ export function createCalculator(
       return {
         reward: correct ? 1 : 0,
         components: { outcome: correct ? 1 : 0 },
+        success: correct,
         info: { answer: given ?? null, expected: task.answer },
       };
     },

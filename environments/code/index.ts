@@ -142,6 +142,7 @@ export function createCodeEnvironment(
       return {
         reward: correct ? 1 : 0,
         components: { outcome: correct ? 1 : 0 },
+        success: correct,
         info: { answer: given ?? null, expected: task.answer },
       };
     },

@@ -208,13 +208,15 @@ export function defineEnvironment<Task, State, Config>(
       const done = t.done || truncated;
       const ret = claims.ret + t.reward;
       const next: SessionClaims = { ...claims, step: steps, state: t.state, ret, done };
+      // An episode cut at maxSteps was not solved; a final step carries the env's verdict.
+      const info = truncated ? { ...t.info, success: false } : t.info;
       const result: StepResult = {
         session: await sealSession(next, keys.seal, limits.sessionTtlSeconds, now),
         observation: t.observation,
         reward: t.reward,
         done,
         truncated,
-        info: t.info,
+        info,
       };
       if (done) {
         result.receipt = await signReceipt(
@@ -227,6 +229,7 @@ export function defineEnvironment<Task, State, Config>(
             steps,
             return: ret,
             finalReward: t.reward,
+            success: info.success === true,
             iat: Math.floor(now / 1000),
           },
           keys.signing,

@@ -1,6 +1,7 @@
 import { EdgegymError } from "../../shared/errors.js";
 import { deeperThan, MAX_JSON_DEPTH } from "../../shared/json-depth.js";
 import type { Action, ChatMessage, Limits, Observation, StepInfo } from "../../shared/protocol.js";
+import { defaultSuccess } from "../../shared/success.js";
 import {
   formatToolResponses,
   type ParsedCall,
@@ -82,12 +83,13 @@ async function run<Task, State>(
   }
   if (calls.length === 0) {
     const score = await def.finish(stripToolCalls(content), ctx);
+    const success = score.success ?? defaultSuccess(score.reward, score.components);
     return {
       state: ctx.state,
       reward: score.reward,
       done: true,
       observation: { messages: [], mode: "append" },
-      info: { ...score.info, reward_components: score.components, tool_calls: 0, invalid_calls: 0 },
+      info: { ...score.info, reward_components: score.components, tool_calls: 0, invalid_calls: 0, success },
     };
   }
 
@@ -125,12 +127,21 @@ async function run<Task, State>(
     { ...ctx, state, step: ctx.step + 1 },
     { assistant: assistantTurn(content, style, calls), invalidCalls: invalid },
   );
+  const ender = outcomes.find((o) => o.done);
+  // A tool that ends the episode (WebShop's `buy now`) gives its verdict, or the kit's default does.
+  const verdict = ender ? { success: ender.success ?? defaultSuccess(reward, components) } : {};
   return {
     state,
     reward,
-    done: outcomes.some((o) => o.done),
+    done: ender !== undefined,
     observation: replaced ? { messages: replaced, mode: "replace" } : { messages: appended, mode: "append" },
-    info: { ...info, reward_components: components, tool_calls: calls.length, invalid_calls: invalid },
+    info: {
+      ...info,
+      reward_components: components,
+      tool_calls: calls.length,
+      invalid_calls: invalid,
+      ...verdict,
+    },
   };
 }
 

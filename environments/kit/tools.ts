@@ -20,6 +20,8 @@ export type CallOutcome<State> = {
   state?: State;
   rewards: Record<string, number>;
   done: boolean;
+  /** A tool's verdict when it ended the episode. */
+  success?: boolean;
   info?: Record<string, unknown>;
 };
 
@@ -70,6 +72,7 @@ export async function runCall<Task, State>(
     ...(out.state === undefined ? {} : { state: out.state }),
     rewards: out.rewards ?? {},
     done: out.done ?? false,
+    ...(out.success === undefined ? {} : { success: out.success }),
     ...(out.info === undefined ? {} : { info: out.info }),
   };
 }

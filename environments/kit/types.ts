@@ -36,6 +36,8 @@ export type ToolOutcome<State> =
       rewards?: Record<string, number>;
       /** Ends the episode (e.g. WebShop's `buy now`). */
       done?: boolean;
+      /** With `done`: whether the task was solved. Default: the kit's rule (see `Score.success`). */
+      success?: boolean;
       info?: Record<string, unknown>;
     };
 
@@ -60,6 +62,11 @@ export type TaskSource<Task> = {
 export type Score = {
   reward: number;
   components: Record<string, number>;
+  /**
+   * Whether the task was solved: the final step's `info.success` and the receipt's `success`.
+   * Default: the `outcome` component is positive, or, without one, the reward is.
+   */
+  success?: boolean;
   info?: Record<string, unknown>;
 };
 

@@ -134,6 +134,8 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
       return {
         reward: outcome,
         components: { outcome },
+        // Solved means an exact match with a gold answer, whichever metric the reward uses.
+        success: em > 0,
         info: { answer: answer ?? null, expected: task.answers, em, f1 },
       };
     },

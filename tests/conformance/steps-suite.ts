@@ -125,6 +125,24 @@ export function stepTests(s: Suite): void {
     expect((await verifyReceipt(receipt, other)).ok).toBe(false);
   });
 
+  it("the final step reports info.success, only there, and its receipt claims the same; a cut episode failed", async () => {
+    const { results, last } = await playExpert(s.client, solvable(), s.manifest.limits.maxSteps);
+    for (const r of results.slice(0, -1)) expect(r.info.success).toBeUndefined();
+    expect(typeof last.info.success).toBe("boolean");
+    const played = await verifyReceipt(last.receipt ?? "", s.manifest.publicKey);
+    expect(played.ok && played.value.success).toBe(last.info.success);
+
+    let { session } = await s.client.start({ split: "test", index: 0 });
+    for (let i = 1; i <= s.manifest.limits.maxSteps; i++) {
+      const r = await s.client.step(session, { content: UNKNOWN_TOOL });
+      session = r.session;
+      if (!r.done) continue;
+      expect([r.truncated, r.info.success]).toEqual([true, false]);
+      const cut = await verifyReceipt(r.receipt ?? "", s.manifest.publicKey);
+      expect(cut.ok && cut.value.success).toBe(false);
+    }
+  });
+
   it("a finished episode's token gets 409 episode_done on step and expert", async () => {
     const { session } = await s.client.start(solvable());
     const end = await s.client.step(session, { content: "I give up." });

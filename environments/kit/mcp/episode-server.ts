@@ -161,6 +161,7 @@ async function callTool(
     done: result.done,
     truncated: result.truncated,
     episodeId: episode.episodeId,
+    ...(result.info.success === undefined ? {} : { success: result.info.success }),
     ...(result.receipt ? { receipt: result.receipt } : {}),
   };
   const lines = [text];
