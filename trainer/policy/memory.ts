@@ -1,5 +1,6 @@
 import { totalmem } from "node:os";
 import { chunkRows } from "../model/vocab-ops.js";
+import type { NamedAdam } from "./named-adam.js";
 import { PASS_ELEMENTS, passCost } from "./passes.js";
 import type { ModelConfig } from "./types.js";
 
@@ -43,7 +44,8 @@ export type MemoryEstimate = {
 
 /**
  * Peak bytes of a training pass, from the shapes alone: weights, the accumulated and the pass's own
- * gradients, Adam's two moments, the frozen KL reference when there is one, the activations of the
+ * gradients, Adam's two moments and the ~4 temporaries of its largest variable (the embedding; see
+ * {@link NamedAdam}), the frozen KL reference when there is one, the activations of the
  * largest pass {@link planPasses} can make (rows of the full context width within `passElements`), and
  * the vocabulary part: the ~8 `[rows, V]` blocks the backward pass of {@link targetScores} holds at
  * once (logits, log-softmax, softmax, their products, the target scatter) plus three `[V, D]` tensors
@@ -60,7 +62,7 @@ export function estimateTrainingMemory(
   const parts = {
     weights: params,
     gradients: 2 * params,
-    adam: 2 * params,
+    adam: 2 * params + 4 * c.vocabSize * c.dModel * FLOAT,
     reference: opts.reference ? params : 0,
     activations: (tokens * c.nLayers * perTokenLayer(c, width) + tokens * 4 * c.dModel) * FLOAT,
     vocab: (8 * Math.min(tokens, chunkRows(c.vocabSize)) * c.vocabSize + 3 * c.vocabSize * c.dModel) * FLOAT,
