@@ -1,7 +1,15 @@
 import { compactVerify, importJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { ReceiptClaims } from "./protocol.js";
-import { generateSigningJwk, importSigningJwk, RECEIPT_TYP, signReceipt, verifyReceipt } from "./receipt.js";
+import {
+  generateSigningJwk,
+  importSigningJwk,
+  RECEIPT_TYP,
+  signReceipt,
+  storedReceiptClaims,
+  verifyReceipt,
+} from "./receipt.js";
+import { claimedSuccess } from "./success.js";
 
 const claims: ReceiptClaims = {
   env: "calculator",
@@ -16,6 +24,23 @@ const claims: ReceiptClaims = {
 };
 
 describe("receipts", () => {
+  it("carry the env's success claim; a receipt signed before the claim existed still verifies", async () => {
+    const key = await importSigningJwk(await generateSigningJwk());
+    // Cut at maxSteps after a step that paid a process reward: a positive final reward, not solved.
+    const cut = { ...claims, finalReward: 0.1, success: false };
+    const jws = await signReceipt(cut, key);
+    expect(await verifyReceipt(jws, key.publicJwk)).toEqual({ ok: true, value: cut });
+    expect(storedReceiptClaims(jws)).toEqual(cut);
+    expect(claimedSuccess(cut)).toBe(false);
+    // `claims` has no success field, as every receipt before it: verifies, and the old rule applies.
+    const old = await signReceipt(claims, key);
+    const verified = await verifyReceipt(old, key.publicJwk);
+    expect(verified.ok && verified.value.success).toBeUndefined();
+    expect(verified.ok && claimedSuccess(verified.value)).toBe(true);
+    expect(claimedSuccess({ finalReward: 0 })).toBe(false);
+    expect(storedReceiptClaims("not.a-receipt.x")).toBeUndefined();
+  });
+
   it("sign and verify with the public JWK; jose agrees it is an EdDSA JWS", async () => {
     const key = await importSigningJwk(await generateSigningJwk());
     const jws = await signReceipt(claims, key);

@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, compactVerify, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import { toBase64Url } from "./base64url.js";
+import { fromBase64Url, toBase64Url } from "./base64url.js";
 import { type PublicJwk, ReceiptClaims } from "./protocol.js";
 import type { Result } from "./result.js";
 import { nodeBuiltin } from "./runtime.js";
@@ -76,4 +76,18 @@ export async function verifyReceipt(
   }
   const claims = ReceiptClaims.safeParse(json);
   return claims.success ? { ok: true, value: claims.data } : { ok: false, error: "payload is not a receipt" };
+}
+
+/**
+ * The claims of a receipt whose signature was already checked (one the hub verified on upload and
+ * stored), read without checking it again; `undefined` when it is not a receipt's shape.
+ */
+export function storedReceiptClaims(jws: string): ReceiptClaims | undefined {
+  try {
+    const payload = jws.split(".")[1] ?? "";
+    const claims = ReceiptClaims.safeParse(JSON.parse(new TextDecoder().decode(fromBase64Url(payload))));
+    return claims.success ? claims.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -24,6 +24,23 @@ describe("aggregate", () => {
     expect(a.meanSteps).toBe(4);
   });
 
+  it("counts the receipt's success claim, and a positive final reward only for receipts without one", () => {
+    const a = aggregate(
+      [
+        // Cut at the step limit right after a paid process step: final reward 0.25, success false.
+        { return: 0.5, finalReward: 0.25, steps: 6, success: false },
+        // An env whose success is stricter than a positive reward.
+        { return: 0.6, finalReward: 0.6, steps: 3, success: false },
+        { return: 1, finalReward: 1, steps: 2, success: true },
+        // An old receipt: no claim, final reward 1 > 0 counts.
+        { return: 1, finalReward: 1, steps: 2 },
+      ],
+      0,
+    );
+    // Successes: tasks 2 and 3 of 4 (finalReward > 0 alone would count all 4).
+    expect(a.successRate).toBe(2 / 4);
+  });
+
   it("handles a single task and an empty run", () => {
     expect(aggregate([{ return: 2, finalReward: 1, steps: 1 }], 0)).toEqual({
       n: 1,

@@ -1,5 +1,11 @@
-/** One task's outcome; `null` when no verified episode arrived for it. */
-export type TaskOutcome = { return: number; finalReward: number; steps: number } | null;
+import { claimedSuccess } from "../../shared/success.js";
+
+/**
+ * One task's outcome; `null` when no verified episode arrived for it. `success` is the verified
+ * receipt's claim; without it (receipts signed before envs reported success) a positive final
+ * reward counts, the hub's rule before.
+ */
+export type TaskOutcome = { return: number; finalReward: number; steps: number; success?: boolean } | null;
 
 export type Aggregate = {
   /** Tasks in the run's fixed set. */
@@ -7,7 +13,7 @@ export type Aggregate = {
   /** Tasks with a verified episode. */
   verified: number;
   meanReturn: number;
-  /** Share of tasks whose final reward is positive. */
+  /** Share of tasks whose env reported success (see {@link TaskOutcome}). */
   successRate: number;
   /** Standard error of the mean return: sample std / sqrt(n); 0 when n = 1. */
   stderr: number;
@@ -30,7 +36,7 @@ export function aggregate(outcomes: readonly TaskOutcome[], missingReturn: numbe
   const ss = returns.reduce((a, r) => a + (r - mean) ** 2, 0);
   const stderr = n > 1 ? Math.sqrt(ss / (n - 1)) / Math.sqrt(n) : 0;
   const done = outcomes.filter((o): o is NonNullable<TaskOutcome> => o !== null);
-  const successes = done.filter((o) => o.finalReward > 0).length;
+  const successes = done.filter((o) => claimedSuccess(o)).length;
   return {
     n,
     verified: done.length,

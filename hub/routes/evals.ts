@@ -4,6 +4,7 @@ import { hubEpisodes, hubEvalRuns } from "../../shared/db/schema.js";
 import { parseEnvId, parseEnvRef } from "../../shared/env-ref.js";
 import { EdgegymError } from "../../shared/errors.js";
 import { CreateEval, EvalList, EvalRun, ListEvalsQuery, RunId } from "../../shared/evals.js";
+import { storedReceiptClaims } from "../../shared/receipt.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { newId } from "../auth/tokens.js";
 import { hubDb } from "../db.js";
@@ -125,7 +126,10 @@ export const evalRoutes = routeApp()
     const { run, env, version } = await ownRun(db, c.req.valid("param").id, team);
     if (run.status === "finished") return c.json(runView(run, env), 200);
     const episodes = await db.query.hubEpisodes.findMany({ where: eq(hubEpisodes.runId, run.id) });
-    const byTask = new Map(episodes.map((e) => [e.taskIndex, e]));
+    // Each stored receipt was verified on upload; its success claim is the task's success.
+    const byTask = new Map(
+      episodes.map((e) => [e.taskIndex, { ...e, success: storedReceiptClaims(e.receipt)?.success }]),
+    );
     const outcomes: TaskOutcome[] = run.tasks.map((i) => byTask.get(i) ?? null);
     const agg = aggregate(outcomes, manifestOf(version).reward.min);
     const finishedAt = new Date(c.var.now());
