@@ -2,8 +2,8 @@ import type { ToolSpec } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient } from "../client/env-client.js";
 import type { Tokenizer } from "../policy/types.js";
-import { firstPrompt, nextPrompt } from "./prompt.js";
-import type { StepRecord, Trajectory } from "./types.js";
+import { Episode, promptRules } from "./episode.js";
+import type { Trajectory } from "./types.js";
 
 export type DemoOptions = {
   split: string;
@@ -25,7 +25,7 @@ export async function collectDemos(
   opts: DemoOptions,
   tools: readonly ToolSpec[] = [],
 ): Promise<Trajectory[]> {
-  const promptTools = opts.renderTools ? tools : undefined;
+  const rules = promptRules(tokenizer, opts.renderTools ? tools : undefined);
   const out: Trajectory[] = [];
   let next = 0;
   const worker = async () => {
@@ -34,51 +34,28 @@ export async function collectDemos(
     }
   };
   const demo = async (episode: number, index: number): Promise<Trajectory> => {
-    const base = { episode, group: episode, task: { split: opts.split, index } };
+    const id = { episode, group: episode, task: { split: opts.split, index } };
     const start = await client.reset({ split: opts.split, index });
-    if (!start.ok)
-      return { ...base, steps: [], return: 0, success: false, truncated: false, failure: start.error };
-    let session = start.value.session;
-    let conv = firstPrompt(tokenizer, start.value.observation.messages, promptTools);
-    const steps: StepRecord[] = [];
-    for (let step = 0; step < opts.maxSteps; step++) {
-      const expert = await client.expert(session);
+    if (!start.ok) return Episode.failed(id, start.error);
+    const e = new Episode(id, start.value, rules);
+    while (!e.ended && e.steps.length < opts.maxSteps) {
+      const expert = await client.expert(e.session);
       const action = expert.ok ? (expert.value.action.content ?? "") : "";
-      const result = expert.ok ? await client.step(session, { content: action }) : expert;
-      if (!result.ok)
-        return { ...base, steps, return: 0, success: false, truncated: false, failure: result.error };
+      const result = expert.ok ? await client.step(e.session, { content: action }) : expert;
+      if (!result.ok) return e.finish(result.error);
       const responseIds = [...tokenizer.encode(action), tokenizer.special.endOfTurn];
-      const r = result.value;
-      steps.push({
-        episode,
-        group: episode,
-        step,
-        promptIds: conv.promptIds,
-        responseIds,
-        responseLogprobs: [],
-        action,
-        toolCalls: parseHermesCalls(action).length,
-        reward: r.reward,
-        done: r.done,
-        truncated: r.truncated,
-        info: r.info,
-        observation: r.done ? [] : r.observation.messages,
-      });
-      if (r.done) {
-        const ret = steps.reduce((a, s) => a + s.reward, 0);
-        const success = (r.info.reward_components.outcome ?? r.reward) > 0;
-        return { ...base, steps, return: ret, success, truncated: r.truncated };
-      }
-      conv = nextPrompt(tokenizer, conv, responseIds, action, r.observation, promptTools);
-      session = r.session;
+      e.record(
+        {
+          promptIds: e.context.promptIds,
+          responseIds,
+          responseLogprobs: [],
+          action,
+          toolCalls: parseHermesCalls(action).length,
+        },
+        result.value,
+      );
     }
-    return {
-      ...base,
-      steps,
-      return: steps.reduce((a, s) => a + s.reward, 0),
-      success: false,
-      truncated: true,
-    };
+    return e.finish();
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
   return out.sort((a, b) => a.episode - b.episode);

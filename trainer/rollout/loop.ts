@@ -1,30 +1,13 @@
-import type { ChatMessage, TaskRef, ToolSpec } from "../../shared/protocol.js";
+import type { SessionResponse, TaskRef, ToolSpec } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient, InfraFailure } from "../client/env-client.js";
 import type { Tokenizer } from "../policy/types.js";
-import { firstPrompt, nextPrompt } from "./prompt.js";
-import type { Generator, RolloutOptions, RolloutStats, StepRecord, Trajectory } from "./types.js";
-
-/** A live episode: its session token, the conversation so far and the ids the model conditions on. */
-type Live = {
-  episode: number;
-  episodeId?: string;
-  group: number;
-  task: TaskRef;
-  session: string;
-  messages: ChatMessage[];
-  promptIds: number[];
-  steps: StepRecord[];
-};
+import { Episode, promptRules } from "./episode.js";
+import type { Conversation } from "./prompt.js";
+import type { Generator, RolloutOptions, RolloutStats, Trajectory } from "./types.js";
 
 /** A task's start: one reset whose session token all n rollouts of the group step independently. */
-type GroupStart = {
-  group: number;
-  task: TaskRef;
-  session: string;
-  episodeId: string;
-  messages: ChatMessage[];
-};
+type GroupStart = { group: number; started: SessionResponse };
 
 /**
  * Agent-R1-style step-level rollouts with continuous batching. Each round generates for every live
@@ -41,7 +24,7 @@ export async function runRollouts(
   opts: RolloutOptions,
   tools: readonly ToolSpec[] = [],
 ): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
-  const promptTools = opts.renderTools ? tools : undefined;
+  const rules = promptRules(tokenizer, opts.renderTools ? tools : undefined);
   const stats: RolloutStats = {
     episodes: 0,
     infraFailures: 0,
@@ -51,23 +34,10 @@ export async function runRollouts(
     envSeconds: 0,
   };
   const done: Trajectory[] = [];
-  const finish = (e: Live, extra: { truncated: boolean; failure?: InfraFailure }) => {
-    const last = e.steps.at(-1);
-    const outcome = last?.info.reward_components.outcome ?? last?.reward ?? 0;
-    const success = !extra.truncated && extra.failure === undefined && last?.done === true && outcome > 0;
-    const ret = e.steps.reduce((acc, s) => acc + s.reward, 0);
-    done.push({
-      episode: e.episode,
-      ...(e.episodeId ? { episodeId: e.episodeId } : {}),
-      group: e.group,
-      task: e.task,
-      steps: e.steps,
-      return: ret,
-      success,
-      ...extra,
-    });
-    if (extra.failure) stats.infraFailures++;
-    opts.onEpisode?.(done.at(-1) as Trajectory);
+  const finish = (t: Trajectory) => {
+    done.push(t);
+    if (t.failure) stats.infraFailures++;
+    opts.onEpisode?.(t);
   };
 
   const queue: { group: number; index: number; fork: number }[] = opts.tasks.flatMap((index, group) =>
@@ -78,23 +48,13 @@ export async function runRollouts(
     let start = starts.get(group);
     if (start === undefined) {
       const begin = opts.start ?? ((task: TaskRef) => client.reset(task));
-      start = begin({ split: opts.split, index }).then((r) =>
-        r.ok
-          ? {
-              group,
-              task: r.value.task,
-              session: r.value.session,
-              episodeId: r.value.episodeId,
-              messages: r.value.observation.messages,
-            }
-          : r.error,
-      );
+      start = begin({ split: opts.split, index }).then((r) => (r.ok ? { group, started: r.value } : r.error));
       starts.set(group, start);
     }
     return start;
   };
 
-  let live: Live[] = [];
+  let live: Episode<Conversation>[] = [];
   let nextEpisode = 0;
   let round = 0;
   while (queue.length > 0 || live.length > 0) {
@@ -106,27 +66,16 @@ export async function runRollouts(
       const episode = nextEpisode++;
       stats.episodes++;
       if ("kind" in start) {
-        finish(
-          {
-            episode,
-            group,
-            task: { split: opts.split, index },
-            session: "",
-            messages: [],
-            promptIds: [],
-            steps: [],
-          },
-          { truncated: false, failure: start },
-        );
+        finish(Episode.failed({ episode, group, task: { split: opts.split, index } }, start));
         continue;
       }
-      live.push({ ...start, episode, ...firstPrompt(tokenizer, start.messages, promptTools), steps: [] });
+      live.push(new Episode({ episode, group, task: start.started.task }, start.started, rules));
     }
     if (live.length === 0) continue;
 
     const t0 = performance.now();
     const sampled = await policy.sample(
-      live.map((e) => e.promptIds),
+      live.map((e) => e.context.promptIds),
       {
         maxNewTokens: opts.maxNewTokens,
         temperature: opts.temperature,
@@ -145,46 +94,32 @@ export async function runRollouts(
     );
     stats.envSeconds += (performance.now() - t1) / 1000;
 
-    const still: Live[] = [];
+    const still: Episode<Conversation>[] = [];
     live.forEach((e, i) => {
       const { r, action } = results[i] as (typeof results)[number];
       const responseIds = sampled.tokens[i] ?? [];
       stats.sampledTokens += responseIds.length;
       if (!r.ok) {
-        finish(e, { truncated: false, failure: r.error });
+        finish(e.finish(r.error));
         return;
       }
       stats.envSteps++;
-      const res = r.value;
-      const record: StepRecord = {
-        episode: e.episode,
-        group: e.group,
-        step: e.steps.length,
-        promptIds: e.promptIds,
-        responseIds,
-        responseLogprobs: sampled.logprobs[i] ?? [],
-        action,
-        toolCalls: parseHermesCalls(action).length,
-        reward: res.reward,
-        done: res.done,
-        truncated: res.truncated,
-        info: res.info,
-        observation: res.done ? [] : res.observation.messages,
-        ...(res.receipt ? { receipt: res.receipt } : {}),
-      };
-      e.steps.push(record);
-      if (res.done) {
-        finish(e, { truncated: res.truncated });
+      e.record(
+        {
+          promptIds: e.context.promptIds,
+          responseIds,
+          responseLogprobs: sampled.logprobs[i] ?? [],
+          action,
+          toolCalls: parseHermesCalls(action).length,
+        },
+        r.value,
+      );
+      const overLength = e.context.promptIds.length + opts.maxNewTokens > policy.config.contextLength;
+      // Ended by the env, or cut here (the step cap, the context): Episode.finish tells which.
+      if (e.ended || e.steps.length >= opts.maxSteps || overLength) {
+        finish(e.finish());
         return;
       }
-      Object.assign(e, nextPrompt(tokenizer, e, responseIds, action, res.observation, promptTools));
-      const overLength = e.promptIds.length + opts.maxNewTokens > policy.config.contextLength;
-      if (e.steps.length >= opts.maxSteps || overLength) {
-        record.truncated = true;
-        finish(e, { truncated: true });
-        return;
-      }
-      e.session = res.session;
       still.push(e);
     });
     live = still;

@@ -3,7 +3,8 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import type { Action, ChatMessage, Manifest } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient } from "../client/env-client.js";
-import type { StartSession, StepRecord, Trajectory } from "../rollout/types.js";
+import { Episode, messageRules } from "../rollout/episode.js";
+import type { StartSession, Trajectory } from "../rollout/types.js";
 import { policyFailure } from "./policy-failure.js";
 import { type ToolFormat, withoutHermesExamples } from "./tool-format.js";
 
@@ -54,22 +55,18 @@ export async function runRemoteEpisodes(
   const out: Trajectory[] = [];
   let next = 0;
   const openaiTools = opts.toolFormat === "openai";
-  const shown = (m: readonly ChatMessage[]) => (openaiTools ? withoutHermesExamples(m) : [...m]);
+  const rules = messageRules((m) => (openaiTools ? withoutHermesExamples(m) : [...m]));
   const episode = async (i: number): Promise<Trajectory> => {
     const task = { split: opts.split, index: opts.tasks[i] as number };
-    const base = { episode: i, group: i, task };
+    const id = { episode: i, group: i, task };
     const start = await (opts.start ?? ((t: typeof task) => client.reset(t)))(task);
-    if (!start.ok)
-      return { ...base, steps: [], return: 0, success: false, truncated: false, failure: start.error };
-    let session = start.value.session;
-    const episodeId = start.value.episodeId;
-    let messages: ChatMessage[] = shown(start.value.observation.messages);
-    const steps: StepRecord[] = [];
-    for (let k = 0; k < opts.maxSteps; k++) {
+    if (!start.ok) return Episode.failed(id, start.error);
+    const e = new Episode(id, start.value, rules);
+    while (!e.ended && e.steps.length < opts.maxSteps) {
       const completion = await openai.chat.completions
         .create({
           model,
-          messages: messages as ChatCompletionMessageParam[],
+          messages: e.context as ChatCompletionMessageParam[],
           ...(openaiTools ? { tools: manifest.tools } : {}),
           temperature: opts.temperature,
           max_tokens: opts.maxTokens,
@@ -77,16 +74,8 @@ export async function runRemoteEpisodes(
         .catch((e: unknown) => ({ failed: policyFailure(e, openai.baseURL, opts.timeoutMs), error: e }));
       // A conversation grown past the model's context ends truncated, as in-process rollouts end it;
       // it is the episode's length, not the infrastructure, that failed.
-      if ("failed" in completion && overContext(completion.error) && steps.length > 0)
-        return {
-          ...base,
-          steps,
-          return: steps.reduce((a, s) => a + s.reward, 0),
-          success: false,
-          truncated: true,
-        };
-      if ("failed" in completion)
-        return { ...base, steps, return: 0, success: false, truncated: false, failure: completion.failed };
+      if ("failed" in completion && overContext(completion.error) && e.steps.length > 0) return e.finish();
+      if ("failed" in completion) return e.finish(completion.failed);
       const reply = completion.choices[0]?.message;
       const calls = (reply?.tool_calls ?? []).flatMap((c) =>
         c.type === "function"
@@ -103,48 +92,26 @@ export async function runRemoteEpisodes(
         calls.length > 0
           ? { content: reply?.content ?? null, tool_calls: calls }
           : { content: reply?.content ?? "" };
-      const result = await client.step(session, action);
-      if (!result.ok)
-        return { ...base, steps, return: 0, success: false, truncated: false, failure: result.error };
-      const r = result.value;
-      steps.push({
-        ...base,
-        step: k,
-        promptIds: [],
-        responseIds: [],
-        responseLogprobs: [],
-        action: JSON.stringify(action),
-        toolCalls: openaiTools ? calls.length : parseHermesCalls(reply?.content ?? "").length,
-        reward: r.reward,
-        done: r.done,
-        truncated: r.truncated,
-        info: r.info,
-        observation: r.done ? [] : r.observation.messages,
-        ...(r.receipt ? { receipt: r.receipt } : {}),
-      });
-      const ret = steps.reduce((a, s) => a + s.reward, 0);
-      if (r.done) {
-        const success = !r.truncated && (r.info.reward_components.outcome ?? r.reward) > 0;
-        return { ...base, episodeId, steps, return: ret, success, truncated: r.truncated };
-      }
+      const result = await client.step(e.session, action);
+      if (!result.ok) return e.finish(result.error);
       const assistant: ChatMessage = {
         role: "assistant",
         content: reply?.content ?? null,
         ...(calls.length > 0 ? { tool_calls: calls } : {}),
       };
-      messages =
-        r.observation.mode === "replace"
-          ? shown(r.observation.messages)
-          : [...messages, assistant, ...shown(r.observation.messages)];
-      session = r.session;
+      e.record(
+        {
+          promptIds: [],
+          responseIds: [],
+          responseLogprobs: [],
+          action: JSON.stringify(action),
+          toolCalls: openaiTools ? calls.length : parseHermesCalls(reply?.content ?? "").length,
+          assistant,
+        },
+        result.value,
+      );
     }
-    return {
-      ...base,
-      steps,
-      return: steps.reduce((a, s) => a + s.reward, 0),
-      success: false,
-      truncated: true,
-    };
+    return e.finish();
   };
   const worker = async () => {
     for (let i = next++; i < opts.tasks.length; i = next++) {
