@@ -1,11 +1,15 @@
 import { OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { EdgegymError, Problem, zodIssues } from "../shared/errors.js";
 import type { AppEnv } from "./env.js";
+import { checkRateLimit } from "./rate-limit.js";
+import type { SlidingWindow } from "./sliding-window.js";
 
 /**
  * What every hub route file builds on: an `OpenAPIHono<AppEnv>` sub-app whose schema failures are the
- * hub's 400 `invalid_request` problem with its `issues`, and the helpers that describe a route's
- * bodies and problems in the OpenAPI document. Route files import this, never hub/app.ts.
+ * hub's 400 `invalid_request` problem with its `issues`, the helpers that describe a route's bodies
+ * and problems in the OpenAPI document, and the middleware that hands routes the app's dependencies
+ * on `c.var`. Route files import this, never hub/app.ts.
  */
 
 export const ProblemSchema = Problem.openapi("Problem");
@@ -40,4 +44,25 @@ export function json<S extends z.ZodType>(schema: S, description = "ok") {
 
 export function body<S extends z.ZodType>(schema: S) {
   return { body: { content: { "application/json": { schema } }, required: true } };
+}
+
+export type DepsOptions = {
+  now: () => number;
+  fetch: (request: Request) => Promise<Response>;
+  /** The hub app's rate-limit counts, which `c.var.limit()` checks the request against. */
+  window: SlidingWindow;
+};
+
+/**
+ * Puts the hub app's dependencies on `c.var` (`now`, `fetch`, `limit`) for every request, so route
+ * files are plain sub-apps that take nothing from hub/app.ts: one hub app's clock and upstream fetch
+ * (tests replace both) reach every route it mounts.
+ */
+export function provideDeps({ now, fetch, window }: DepsOptions) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("now", now);
+    c.set("fetch", fetch);
+    c.set("limit", () => checkRateLimit(c, window, now()));
+    await next();
+  });
 }

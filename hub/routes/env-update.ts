@@ -5,11 +5,11 @@ import { EdgegymError } from "../../shared/errors.js";
 import { EnvDetail, EnvParams, UpdateEnv } from "../../shared/registry.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
-import { body, json, problems, routeApp } from "../openapi.js";
 import { readableEnv } from "../registry/access.js";
 import { envSummary, versionInfo } from "../registry/resolve.js";
 import { forgetGatewayTargets } from "../registry/target.js";
 import { latestOf } from "../registry/versions.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const updateEnv = createRoute({
   method: "patch",

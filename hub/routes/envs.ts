@@ -4,10 +4,10 @@ import { EdgegymError } from "../../shared/errors.js";
 import { CreateEnv, EnvDetail, EnvList, EnvParams, ListEnvsQuery } from "../../shared/registry.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
-import { body, json, problems, routeApp } from "../openapi.js";
 import { envWithVersions } from "../registry/detail.js";
 import { envSummary, versionInfoFor } from "../registry/resolve.js";
 import { searchEnvs } from "../registry/search.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const createEnv = createRoute({
   method: "post",

@@ -9,9 +9,9 @@ import { hubDb } from "../db.js";
 import { sealHandle } from "../evals/handle.js";
 import { verifyEpisode } from "../evals/ingest.js";
 import { ownRun, requireRunning } from "../evals/runs.js";
-import { body, json, problems, routeApp } from "../openapi.js";
 import { manifestOf, publicKeyOf } from "../registry/resolve.js";
 import { callUpstream, stepDeadline, upstreamError, upstreamOf } from "../registry/upstream.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 /** The protocol's session reply under the name the OpenAPI document gives it. */
 const EvalSession = SessionResponse.openapi("EvalSession");

@@ -4,7 +4,7 @@ import { readBody } from "../../shared/http.js";
 import { StepRequest, StepResult } from "../../shared/protocol.js";
 import { evalStep, evalStepContext } from "../evals/step.js";
 import { requireJson } from "../media-type.js";
-import { body, json, problems, routeApp } from "../openapi.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const step = createRoute({
   method: "post",

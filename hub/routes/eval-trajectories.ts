@@ -4,7 +4,7 @@ import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { runEpisodes } from "../evals/episodes.js";
 import { loadRun } from "../evals/runs.js";
-import { json, problems, routeApp } from "../openapi.js";
+import { json, problems, routeApp } from "../route-app.js";
 
 const list = createRoute({
   method: "get",

@@ -10,9 +10,9 @@ import { newId } from "../auth/tokens.js";
 import { hubDb } from "../db.js";
 import { aggregate, type TaskOutcome } from "../evals/aggregate.js";
 import { loadRun, ownRun, runView, runVisible, taskSet } from "../evals/runs.js";
-import { body, json, problems, routeApp } from "../openapi.js";
 import { readableEnv } from "../registry/access.js";
 import { manifestOf, resolveVersion } from "../registry/resolve.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const create = createRoute({
   method: "post",

@@ -3,9 +3,9 @@ import { Slug } from "../../shared/registry.js";
 import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { GATEWAY_MCP_PATH, gatewayRef } from "../gateway-path.js";
-import { problems, routeApp } from "../openapi.js";
 import { gatewayTarget } from "../registry/target.js";
 import { callUpstream, stepDeadline } from "../registry/upstream.js";
+import { problems, routeApp } from "../route-app.js";
 
 /** The request headers of MCP's Streamable HTTP transport that the env must see. */
 const FORWARDED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"];

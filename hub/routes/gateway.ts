@@ -7,9 +7,9 @@ import { hubDb } from "../db.js";
 import { HANDLE_PREFIX } from "../evals/handle.js";
 import { evalStep, evalStepContext } from "../evals/step.js";
 import { GATEWAY_PATH, gatewayOperation, gatewayRef, OPERATION_NAMES } from "../gateway-path.js";
-import { problems, routeApp } from "../openapi.js";
 import { gatewayTarget } from "../registry/target.js";
 import { callUpstream, stepDeadline } from "../registry/upstream.js";
+import { problems, routeApp } from "../route-app.js";
 
 const decoder = new TextDecoder();
 

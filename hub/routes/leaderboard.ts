@@ -4,9 +4,9 @@ import { EnvParams } from "../../shared/registry.js";
 import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { leaderboardOf, minTasksOf } from "../evals/leaderboard.js";
-import { json, problems, routeApp } from "../openapi.js";
 import { readableEnv } from "../registry/access.js";
 import { resolveVersion } from "../registry/resolve.js";
+import { json, problems, routeApp } from "../route-app.js";
 
 const route = createRoute({
   method: "get",

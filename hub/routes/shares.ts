@@ -4,8 +4,8 @@ import { CreateShare, EnvParams, Share, Slug } from "../../shared/registry.js";
 import { requireTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import type { AppEnv } from "../env.js";
-import { body, json, problems, routeApp } from "../openapi.js";
 import { ownedEnv, shareEnv, unshareEnv } from "../registry/shares.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const share = createRoute({
   method: "post",

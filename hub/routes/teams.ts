@@ -6,7 +6,7 @@ import { hasScope } from "../auth/middleware.js";
 import { createTeamToken, revokeTokenAs } from "../auth/token-admin.js";
 import { hubDb, isUniqueViolation } from "../db.js";
 import type { Principal } from "../env.js";
-import { body, json, problems, routeApp } from "../openapi.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const createTeam = createRoute({
   method: "post",

@@ -14,7 +14,6 @@ import {
 } from "../../shared/registry.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
-import { body, json, problems, routeApp } from "../openapi.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
 import { refuseEmptyVersion } from "../registry/empty-version.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "../registry/endpoint-policy.js";
@@ -22,6 +21,7 @@ import { resolveVersion, versionInfo, versionInfoFor } from "../registry/resolve
 import { forgetGatewayTargets } from "../registry/target.js";
 import { fetchManifest, manifestDeadline, type Upstream } from "../registry/upstream.js";
 import { isPrerelease } from "../registry/versions.js";
+import { body, json, problems, routeApp } from "../route-app.js";
 
 const publish = createRoute({
   method: "post",
