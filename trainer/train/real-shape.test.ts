@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, describe, expect, it } from "vitest";
+import { fromHfConfig } from "../checkpoint/hf-config.js";
 import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
+import { checkTrainingMemory } from "../policy/memory.js";
 import { resolveTrainConfig } from "./config.js";
 import { SMOLLM2_135M, writeRandomHfModel } from "./real-shape-fixture.js";
 import { runTraining } from "./run.js";
@@ -11,9 +13,11 @@ import { runTraining } from "./run.js";
 /**
  * SmolLM2-135M's shape (vocab 49,152, d 576, 9 heads / 3 KV heads, d_ff 1,536, tied embeddings) with
  * random weights in HF layout and a 49,152-id ByteLevel BPE tokenizer, one GRPO iteration of 4
- * episodes against local:calculator on wasm. All 30 layers took REAL_SHAPE_SECONDS on this machine
- * (docs/trainer.md, "Training a real model"), past CI time on 2 shared cores, so the test keeps every
- * dimension but the depth: LAYERS layers (EDGEGYM_REAL_SHAPE_LAYERS=30 runs the full model). The
+ * episodes against local:calculator on wasm. All 30 layers do not fit wasm's 4 GiB heap (weights,
+ * two gradients and two Adam moments of 134.5M parameters are 2.6 GB before activations; the run
+ * aborted with XNNPACK out of memory, and the memory estimate now refuses it), and 2 layers already
+ * take ~75 s on 2 shared cores (docs/trainer.md, "Training a real model"), so the test keeps every
+ * dimension but the depth: LAYERS layers (EDGEGYM_REAL_SHAPE_LAYERS sets another depth). The
  * context is 256 tokens (max_position_embeddings), which the calculator's episodes fit and whose
  * estimate fits the wasm heap.
  */
@@ -25,6 +29,15 @@ afterAll(async () => {
 });
 
 describe("a real model shape", () => {
+  it("refuses all 30 layers on wasm before loading, with the numbers", () => {
+    const config = fromHfConfig({ ...SMOLLM2_135M, max_position_embeddings: 256 });
+    if (!config.ok) throw new Error(config.error);
+    const check = checkTrainingMemory(config.value, { reference: false, backend: "wasm" });
+    expect(check.ok ? check.line : check.error).toMatch(
+      /^memory: estimated peak of a training pass 4\d{3} MiB \(weights 514 MiB, .* against 4096 MiB \(the wasm heap\): it does not fit/,
+    );
+  });
+
   it(`loads a SmolLM2-135M-shaped HF folder (${LAYERS} layers) and runs one GRPO iteration on wasm`, async () => {
     dir = await mkdtemp(join(tmpdir(), "edgegym-real-shape-"));
     const model = join(dir, "model");
