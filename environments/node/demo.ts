@@ -8,6 +8,7 @@ import {
   StepResult,
 } from "../../shared/protocol.js";
 import { verifyReceipt } from "../../shared/receipt.js";
+import { stepSuccess } from "../../shared/success.js";
 import { createEnvironmentsHost } from "../host.js";
 import { listen } from "./listen.js";
 import { localSecrets } from "./local-keys.js";
@@ -56,6 +57,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoEpisode[]>
     const manifest = Manifest.parse(await (await fetch(`${base}/v1/manifest`)).json());
     log(`edgegym: ${manifest.name} ${manifest.version} at ${base} (${manifest.contentHash})`);
     const played: DemoEpisode[] = [];
+    let solved = 0;
     for (let index = 0; index < episodes; index++) {
       const start = SessionResponse.parse(await post("/v1/sessions", { split: "train", index }));
       log(`\n=== episode ${index + 1}: ${start.task.split}/${start.task.index} (${start.episodeId})`);
@@ -78,10 +80,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoEpisode[]>
           `  reward ${r.reward} (return ${total}, ${steps} steps${r.truncated ? ", truncated" : ""}); receipt ${mark}`,
         );
         played.push({ index, steps, reward: r.reward, return: total, receiptVerified: verified.ok });
+        if (stepSuccess(r)) solved++;
         break;
       }
     }
-    const solved = played.filter((e) => e.reward > 0).length;
     log(
       `\nedgegym: the expert solved ${solved}/${played.length} episodes; every receipt verified: ${played.every((e) => e.receiptVerified)}`,
     );
