@@ -88,7 +88,15 @@ describe("search environment", () => {
       expect(r.reward).toBeCloseTo(expected, 12);
       expect(r.info).toMatchObject({ em: 0, expected: [gold] });
       expect(r.info.f1).toBeCloseTo(2 / 3, 12);
+      // Success is an exact match under either reward: the F1 env's outcome 2/3 > 0 is not solved.
+      expect(r.info.success).toBe(false);
     }
+    const s = await f1Env.startSession({ split: "train", index }, rt);
+    const exact = await f1Env.step(
+      { session: s.session, action: { content: `<answer>${gold}</answer>` } },
+      rt,
+    );
+    expect([exact.reward, exact.info.success]).toEqual([1, true]);
   });
 
   it("a final message without <answer> scores 0", async () => {
