@@ -168,6 +168,37 @@ describe("evaluation runs", () => {
     expect(fin.body.aggregate).toMatchObject({ n: 2, verified: 1, successRate: 1 / 2 });
   });
 
+  it("the success rate is the receipts' success claim; a receipt without one counts a positive final reward", async () => {
+    const a = await newTeam(hub);
+    const { ref } = await newEnv(hub, a);
+    const base = `/v1/envs/${ref}`;
+    const run = await newRun(hub, a, ref, { count: 3 });
+    const envKey = await importSigningJwk(JSON.parse(env.EDGEGYM_SIGNING_KEY));
+    const uploads: { episodeId: string; receipt: string }[] = [];
+    for (const i of [0, 1, 2]) {
+      const s = (await session(a, run.id, i)).body;
+      const played = await playEpisode(hub, a.token, base, s.session, true, envToken);
+      const claims = claimsOf(played.receipt);
+      // The env reports the expert's episode solved, with final reward 1.
+      expect([claims.finalReward, claims.success]).toEqual([1, true]);
+      const { success: _, ...old } = claims;
+      // Task 0: the env's receipt. Task 1: the env's key says final reward 1 but not solved. Task 2:
+      // a receipt signed before the claim existed.
+      const receipt = [
+        played.receipt,
+        await signReceipt({ ...claims, success: false }, envKey),
+        await signReceipt(old, envKey),
+      ][i];
+      uploads.push({ episodeId: s.episodeId, receipt: receipt ?? "" });
+    }
+    const up = await upload(a, run.id, uploads);
+    expect(up.body.results.map((r: { ok: boolean }) => r.ok)).toEqual([true, true, true]);
+    const fin = await hub.call("POST", `/v1/evals/${run.id}/finish`, { token: a.token });
+    // Successes: task 0 (claim true) and task 2 (no claim, final reward 1 > 0) of 3; task 1's claim is
+    // false although its final reward is 1, so `finalReward > 0` alone would give 3/3.
+    expect(fin.body.aggregate).toMatchObject({ n: 3, verified: 3, successRate: 2 / 3 });
+  });
+
   it("cherry-picking can't help: one session per task, first receipt wins, dropped tasks fail", async () => {
     const a = await newTeam(hub);
     const { ref } = await newEnv(hub, a);
