@@ -43,7 +43,7 @@ export type Trajectory = {
   steps: StepRecord[];
   /** Σ of step rewards. */
   return: number;
-  /** The episode ended with a scored answer that earned outcome reward. */
+  /** The env's verdict on its final step (`info.success`); false when cut or failed (see episode.ts). */
   success: boolean;
   /** Cut by maxSteps or the context length instead of ending on its own. */
   truncated: boolean;
