@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { createModel } from "./create-model.js";
+import { matmulT } from "./matmul.js";
 import { chunkRows, gatherRows, targetScores } from "./vocab-ops.js";
 
 const close = (a: tf.Tensor, b: tf.Tensor, tol = 1e-5) => {
@@ -85,6 +86,34 @@ for (const backend of ["cpu", "wasm"] as const) {
         close(mine[1] as tf.Tensor, ref[1] as tf.Tensor);
       });
     }
+
+    it("in one block it is the one-hot formulation bit for bit: values and both gradients", () => {
+      const h = tf.randomNormal([9, 6], 0, 1, "float32", 11) as tf.Tensor2D;
+      const e = tf.randomNormal([17, 6], 0, 1, "float32", 12) as tf.Tensor2D;
+      const targets = [3, 3, 16, 0, 5, 9, 1, 3, 7];
+      const up = tf.randomNormal([9], 0, 1, "float32", 13);
+      const ours = (a: tf.Tensor, b: tf.Tensor) =>
+        targetScores(a as tf.Tensor2D, { weight: b as tf.Tensor2D, tied: true }, Int32Array.from(targets))
+          .logprobs;
+      // The old path: logits through matmul.ts's transpose, log-softmax, one-hot pick.
+      const old = (a: tf.Tensor, b: tf.Tensor) =>
+        tf.sum(
+          tf.mul(
+            tf.logSoftmax(matmulT(a as tf.Tensor2D, b)),
+            tf.cast(tf.oneHot(tf.tensor1d(targets, "int32"), 17), "float32"),
+          ),
+          -1,
+        );
+      expect(Array.from(ours(h, e).dataSync())).toEqual(Array.from(old(h, e).dataSync()));
+      const g1 = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(ours(a, b), up)))([h, e]);
+      const g2 = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(old(a, b), up)))([h, e]);
+      expect(Array.from((g1[0] as tf.Tensor).dataSync())).toEqual(
+        Array.from((g2[0] as tf.Tensor).dataSync()),
+      );
+      expect(Array.from((g1[1] as tf.Tensor).dataSync())).toEqual(
+        Array.from((g2[1] as tf.Tensor).dataSync()),
+      );
+    });
 
     it("a training step allocates no one-hot and no [B·T, V] block beyond a chunk", async () => {
       const made = createModel(

@@ -69,7 +69,10 @@ export function targetScores(
   // The matmuls are unflagged (see matmul.ts): tied heads use an explicit transpose of E.
   const block = (h: tf.Tensor2D, wOut: tf.Tensor2D, s: number, len: number) => {
     const logits = tf.matMul(tf.slice(h, [s, 0], [len, -1]), wOut);
-    const logp = tf.sub(logits, tf.logSumExp(logits, -1, true));
+    // tf.logSoftmax's own arithmetic (shift by the max, then subtract log Σ exp), so the values are
+    // bit for bit those of the one-hot formulation this replaced.
+    const shifted = tf.sub(logits, tf.max(logits, -1, true));
+    const logp = tf.sub(shifted, tf.log(tf.sum(tf.exp(shifted), -1, true)));
     return { logp, flat: flatTargets(targets, s, len, vocab) };
   };
   const op = tf.customGrad(((h: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
@@ -108,8 +111,9 @@ export function targetScores(
             const hc = tf.slice(sh, [s, 0], [len, -1]);
             return {
               dh: tf.matMul(dz, wIn) as tf.Tensor2D,
+              // hᵀ·dz, transposed back for a tied head: the product the old matmul gradient computed.
               dw: (head.tied
-                ? tf.matMul(tf.transpose(dz), hc)
+                ? tf.transpose(tf.matMul(tf.transpose(hc), dz))
                 : tf.matMul(tf.transpose(hc), dz)) as tf.Tensor2D,
             };
           });
