@@ -16,7 +16,7 @@ import { runTraining } from "./run.js";
  * episodes against local:calculator on wasm. All 30 layers do not fit wasm's 4 GiB heap (weights,
  * two gradients and two Adam moments of 134.5M parameters are 2.6 GB before activations; the run
  * aborted with XNNPACK out of memory, and the memory estimate now refuses it), and 2 layers already
- * take ~75 s on 2 shared cores (docs/trainer.md, "Training a real model"), so the test keeps every
+ * take 31 s on an idle 2-core machine, 75 s on a loaded one (docs/trainer.md, "Training a real model"), so the test keeps every
  * dimension but the depth: LAYERS layers (EDGEGYM_REAL_SHAPE_LAYERS sets another depth). The
  * context is 256 tokens (max_position_embeddings), which the calculator's episodes fit and whose
  * estimate fits the wasm heap.
