@@ -13,8 +13,8 @@ import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../shared/random.js";
 import { initBackend, isBackendName } from "../../trainer/backend/backend.js";
 import { createModel } from "../../trainer/model/create-model.js";
-import { createAdam } from "../../trainer/policy/optimizer-step.js";
-import type { ModelConfig } from "../../trainer/policy/types.js";
+import type { ModelConfig } from "../../trainer/model/types.js";
+import { createAdam } from "../../trainer/optim/optimizer-step.js";
 import { sftStep } from "../../trainer/sft/sft-step.js";
 
 const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch: number }> = {

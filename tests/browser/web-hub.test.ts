@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalHub } from "../../trainer/pipeline/local-hub.js";
-import { startTestHub } from "../../trainer/pipeline/test-hub.js";
+import { startTestHub } from "../../trainer/testing/test-hub.js";
 import { launchChromium, type TestBrowser } from "./chromium.js";
 
 /**

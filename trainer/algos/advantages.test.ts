@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, it } from "vitest";
+import { expectClose, useCpu } from "../testing/test-backend.js";
 import {
   type AdvantageInput,
   DEFAULT_ADVANTAGE_OPTIONS,
@@ -10,7 +11,6 @@ import {
   rloo,
   weighNegativeAdvantages,
 } from "./advantages.js";
-import { expectClose, useCpu } from "./test-backend.js";
 
 beforeAll(useCpu);
 

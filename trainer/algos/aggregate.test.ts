@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, it } from "vitest";
+import { expectClose, useCpu } from "../testing/test-backend.js";
 import { aggregateLoss, maskedMean } from "./aggregate.js";
-import { expectClose, useCpu } from "./test-backend.js";
 
 beforeAll(useCpu);
 

@@ -1,8 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { expectClose, useCpu } from "../testing/test-backend.js";
 import { DEFAULT_ADVANTAGE_OPTIONS } from "./advantages.js";
 import { gae, steppo } from "./gae.js";
-import { expectClose, useCpu } from "./test-backend.js";
 
 beforeAll(useCpu);
 

@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { expectClose, useCpu } from "../testing/test-backend.js";
 import { gspoLoss, type PolicyLossOptions, ppoLoss } from "./policy-loss.js";
-import { expectClose, useCpu } from "./test-backend.js";
 
 beforeAll(useCpu);
 

@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { expectClose, useCpu } from "../testing/test-backend.js";
 import {
   clipGradNorm,
   entropyBonus,
@@ -9,7 +10,6 @@ import {
   lowVarKl,
   valueLoss,
 } from "./regularizers.js";
-import { expectClose, useCpu } from "./test-backend.js";
 
 beforeAll(useCpu);
 

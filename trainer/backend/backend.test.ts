@@ -1,6 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { describe, expect, it } from "vitest";
-import { BACKENDS } from "../policy/types.js";
+import { BACKENDS } from "../model/types.js";
 import { initBackend, isBackendName } from "./backend.js";
 
 describe("backend selection", () => {

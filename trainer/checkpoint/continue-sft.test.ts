@@ -2,10 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveTrainConfig } from "../train/config.js";
-import { runTraining } from "../train/run.js";
-import { SftConfig } from "../train/sft-config.js";
-import { runSft } from "../train/sft-run.js";
+import { resolveTrainConfig } from "../rl/config.js";
+import { runTraining } from "../rl/run.js";
+import { SftConfig } from "../sft/sft-config.js";
+import { runSft } from "../sft/sft-run.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 
 const tiny = { dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 384 };

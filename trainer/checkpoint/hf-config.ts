@@ -1,6 +1,6 @@
 import { err, type Result } from "../../shared/result.js";
 import { resolveModelConfig } from "../model/config.js";
-import type { ModelConfig } from "../policy/types.js";
+import type { ModelConfig } from "../model/types.js";
 
 /** Longest context we build rotary tables for when a HF config asks for more (tables grow with it). */
 const MAX_CONTEXT = 4096;

@@ -1,8 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { err, ok, type Result } from "../../shared/result.js";
 import { headDim } from "../model/config.js";
+import type { ModelConfig } from "../model/types.js";
 import type { LayerWeights, Weights } from "../model/weights.js";
-import type { ModelConfig } from "../policy/types.js";
 import type { StoredTensor } from "./safetensors.js";
 
 /**

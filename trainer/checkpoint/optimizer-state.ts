@@ -2,8 +2,8 @@ import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { err, ok, type Result } from "../../shared/result.js";
 import type { Weights } from "../model/weights.js";
-import type { AdamMoments, NamedAdam, NamedTensor } from "../policy/named-adam.js";
-import { createAdam } from "../policy/optimizer-step.js";
+import type { AdamMoments, NamedAdam, NamedTensor } from "../optim/named-adam.js";
+import { createAdam } from "../optim/optimizer-step.js";
 import { hfVariables } from "./hf-layout.js";
 import type { StoredTensor } from "./safetensors.js";
 

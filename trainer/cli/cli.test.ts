@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { closedPortUrl } from "../train/faulty-chat-model.js";
+import { closedPortUrl } from "../testing/faulty-chat-model.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 type Ran = { code: number; stdout: string; stderr: string };

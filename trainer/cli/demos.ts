@@ -14,8 +14,8 @@ export function registerDemos(program: Command): void {
     .action(async (opts: { env: string; episodes: string; split: string; out: string }) => {
       const { ByteTokenizer } = await import("../tokenizer/byte-tokenizer.js");
       const { collectDemos } = await import("../rollout/demos.js");
-      const { connectEnv } = await import("../train/session.js");
-      const { episodeMetrics, trajectoryLine } = await import("../train/summary.js");
+      const { connectEnv } = await import("../client/connect-env.js");
+      const { episodeMetrics, trajectoryLine } = await import("../rollout/summary.js");
       const env = await connectEnv(opts.env, 16);
       if (!env.ok) return fail(env.error);
       const tokenizer = new ByteTokenizer();

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { resolveConfig } from "../train/config.js";
-import { EvalConfig, formatEvalTable } from "../train/eval-config.js";
-import { defaultEvalOut } from "../train/eval-output.js";
+import { resolveConfig } from "../config/parse-config.js";
+import { EvalConfig, formatEvalTable } from "../eval/eval-config.js";
+import { defaultEvalOut } from "../eval/eval-output.js";
 import { taskProgress } from "./progress.js";
 import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 
@@ -63,7 +63,7 @@ export function registerEval(program: Command): void {
         ...opts.set,
       ]);
       if (!config.ok) throw new UserError(`bad config: ${config.error}`);
-      const { runEval } = await import("../train/evaluate.js");
+      const { runEval } = await import("../eval/evaluate.js");
       const progress = taskProgress("eval", 10);
       const result = await runEval(config.value, cliIO, process.env, progress.update);
       progress.stop();

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { formatEvalTable } from "../eval/eval-config.js";
+import { HubEvalRun } from "../eval/hub-eval.js";
 import type { LocalHub } from "../pipeline/local-hub.js";
-import { startTestHub } from "../pipeline/test-hub.js";
 import type { Trajectory } from "../rollout/types.js";
-import { formatEvalTable } from "../train/eval-config.js";
-import { HubEvalRun } from "../train/hub-eval.js";
+import { startTestHub } from "../testing/test-hub.js";
 import { registerHub } from "./hub-commands.js";
 
 let hub: LocalHub;

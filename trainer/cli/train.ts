@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { resolveTrainConfig } from "../train/config.js";
+import { resolveTrainConfig } from "../rl/config.js";
 import { iterationProgress } from "./progress.js";
 import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 
@@ -30,7 +30,7 @@ export function registerTrain(program: Command): void {
       const base = opts.config ? await readConfigFile(opts.config) : {};
       const config = resolveTrainConfig(base, [...overridesFrom(opts, NAMED), ...opts.set]);
       if (!config.ok) throw new UserError(`bad config: ${config.error}`);
-      const { runTraining } = await import("../train/run.js");
+      const { runTraining } = await import("../rl/run.js");
       const progress = iterationProgress("train");
       const result = await runTraining(config.value, cliIO, progress.update);
       progress.stop();

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "../../shared/result.js";
-import type { ModelConfig } from "../policy/types.js";
+import type { ModelConfig } from "./types.js";
 
 /** The reference shapes of the benchmark: small enough to train on two CPU cores. */
 export const DEFAULT_MODEL_CONFIG: ModelConfig = {

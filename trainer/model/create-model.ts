@@ -1,8 +1,8 @@
 import { err, ok, type Result } from "../../shared/result.js";
-import type { ModelConfig, PolicyModel } from "../policy/types.js";
 import { BYTE_VOCAB_SIZE } from "../tokenizer/byte-tokenizer.js";
 import { resolveModelConfig } from "./config.js";
 import { Transformer } from "./transformer.js";
+import type { ModelConfig, PolicyModel } from "./types.js";
 
 /**
  * A freshly initialised decoder. `config` is completed with defaults (the vocabulary of the byte

@@ -1,8 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
-import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
 import { type RopePair, type RopeTables, ropePrefix, rotateColumns } from "./rope.js";
+import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
 import type { LayerWeights, Weights } from "./weights.js";
 

@@ -1,7 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../shared/random.js";
-import { PASS_ELEMENTS, passCost } from "../policy/passes.js";
-import type { ModelConfig, SampleOptions, SampleResult } from "../policy/types.js";
 import {
   attention,
   type Linear,
@@ -13,8 +11,10 @@ import {
   rmsNorm,
 } from "./forward.js";
 import { matmul } from "./matmul.js";
+import { PASS_ELEMENTS, passCost } from "./passes.js";
 import { type RopeTables, ropeRows } from "./rope.js";
 import { drawToken } from "./sampler.js";
+import type { ModelConfig, SampleOptions, SampleResult } from "./types.js";
 import type { Weights } from "./weights.js";
 
 type Cache = {

@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
-import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
 import { matmul } from "./matmul.js";
+import type { ModelConfig } from "./types.js";
 
 /** cos and sin for each position and column of a q or k projection. */
 export interface RopePair {

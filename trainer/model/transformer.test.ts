@@ -1,10 +1,10 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
-import type { PolicyModel } from "../policy/types.js";
 import { resolveModelConfig } from "./config.js";
 import { createModel } from "./create-model.js";
 import { ropeTables, rotateColumns } from "./rope.js";
+import type { PolicyModel } from "./types.js";
 
 const TINY = { vocabSize: 40, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 32 };
 

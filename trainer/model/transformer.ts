@@ -1,4 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { forwardHidden, lmHead } from "./forward.js";
+import { generate } from "./generate.js";
+import { matmul } from "./matmul.js";
+import { disposeRope, type RopeTables, ropeTables } from "./rope.js";
 import type {
   EvaluateOptions,
   Evaluation,
@@ -6,11 +10,7 @@ import type {
   PolicyModel,
   SampleOptions,
   SampleResult,
-} from "../policy/types.js";
-import { forwardHidden, lmHead } from "./forward.js";
-import { generate } from "./generate.js";
-import { matmul } from "./matmul.js";
-import { disposeRope, type RopeTables, ropeTables } from "./rope.js";
+} from "./types.js";
 import { targetScores } from "./vocab-ops.js";
 import { disposeWeights, initWeights, type Weights, weightList } from "./weights.js";
 

@@ -1,6 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
-import type { ModelConfig } from "../policy/types.js";
 import { headDim } from "./config.js";
+import type { ModelConfig } from "./types.js";
 
 /**
  * One decoder layer's weights, stored `[in, out]` for `x @ W`. Each projection is its own matmul:

@@ -2,10 +2,10 @@ import type { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
-import type { PolicyModel, Tokenizer } from "../policy/types.js";
+import { HubEvalRun } from "../eval/hub-eval.js";
+import type { PolicyModel, Tokenizer } from "../model/types.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { Trajectory } from "../rollout/types.js";
-import { HubEvalRun } from "../train/hub-eval.js";
 
 export type Hub = { url: string; token: string };
 

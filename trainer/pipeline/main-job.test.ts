@@ -2,14 +2,17 @@ import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ByteTokenizer, createModel, initBackend, saveCheckpoint } from "../policy/index.js";
+import { initBackend } from "../backend/backend.js";
+import { saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { createModel } from "../model/create-model.js";
+import { startTestHub } from "../testing/test-hub.js";
+import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { beforeAfter } from "./before-after.js";
 import type { LocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
 import { loadState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
 import { readSourceRun } from "./reuse.js";
-import { startTestHub } from "./test-hub.js";
 
 /** A miniature recipe: a tiny model, a handful of demos and rollouts, 10 eval tasks (the leaderboard's floor). */
 const mini = parseRecipe({

@@ -1,11 +1,13 @@
 import { appendFile, cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
-import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
+import { startBackend } from "../backend/start-backend.js";
+import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { loadPolicy } from "../checkpoint/load-policy.js";
 import { writeReport } from "../report/report.js";
-import { runTraining } from "../train/run.js";
-import { loadPolicy, type RunIO, startBackend } from "../train/session.js";
-import { runSft } from "../train/sft-run.js";
+import { runTraining } from "../rl/run.js";
+import type { RunIO } from "../run/run-io.js";
+import { runSft } from "../sft/sft-run.js";
 import { type Hub, runHubEval } from "./hub-eval.js";
 import { type EvalDone, type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
 import { baseDir, type Recipe } from "./recipe.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startTestHub } from "./test-hub.js";
+import { freePort, startTestHub } from "../testing/test-hub.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { connectEnv } from "../client/connect-env.js";
 import { collectDemos } from "../rollout/demos.js";
+import { sftRows } from "../sft/sft-rows.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-import { connectEnv } from "../train/session.js";
-import { sftRows } from "../train/sft-rows.js";
 import { listRecipes, loadRecipe } from "./recipe.js";
 
 /** Envs with built-in tasks, played in-process; the GSM8K recipe's env needs its dataset imported. */

@@ -3,9 +3,9 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { EnvRefString as EnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { TrainConfig } from "../train/config.js";
-import { parseConfig } from "../train/parse-config.js";
-import { SftConfig } from "../train/sft-config.js";
+import { parseConfig } from "../config/parse-config.js";
+import { TrainConfig } from "../rl/config.js";
+import { SftConfig } from "../sft/sft-config.js";
 
 /** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
 export const RECIPES_DIR = resolve(import.meta.dirname, "../../recipes");

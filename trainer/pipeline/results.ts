@@ -1,9 +1,9 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ByteTokenizer } from "../policy/index.js";
+import { connectEnv } from "../client/connect-env.js";
 import { collectDemos } from "../rollout/demos.js";
-import { connectEnv } from "../train/session.js";
+import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { JobState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
 import { COLUMNS, type ExpertCell, type FinishedRun, resultsTable, timingsTable } from "./results-table.js";

@@ -2,12 +2,12 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
-import { SftConfig } from "../train/sft-config.js";
-import { runSft } from "../train/sft-run.js";
+import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { SftConfig } from "../sft/sft-config.js";
+import { runSft } from "../sft/sft-run.js";
 import { type MetricsRow, REPORT_PANELS, reportPanels, reportSpec, writeReport } from "./report.js";
 
-/** An RL metrics line with every curve the report draws, as trainer/train/run.ts logs it. */
+/** An RL metrics line with every curve the report draws, as trainer/rl/run.ts logs it. */
 const rlRow = (i: number): MetricsRow => ({
   iteration: i,
   "reward/mean": i / 4,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
 import type { Transport } from "../client/transport.js";
-import type { SampleOptions } from "../policy/types.js";
+import type { SampleOptions } from "../model/types.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { runRollouts } from "./loop.js";
 import type { Generator, RolloutOptions } from "./types.js";

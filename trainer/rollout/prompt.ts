@@ -1,5 +1,5 @@
 import type { ChatMessage, Observation, ToolSpec } from "../../shared/protocol.js";
-import type { Tokenizer } from "../policy/types.js";
+import type { Tokenizer } from "../model/types.js";
 
 /**
  * An episode's conversation and the ids the model conditions on at its current turn. Rollouts and

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
-import { type HfTokenizer, loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 import {
   CHATML_TOKENS,
   chatTemplate,
   LLAMA3_TOKENS,
   QWEN3_DIR,
   writeTokenizerFolder,
-} from "../tokenizer/tokenizer-fixtures.js";
+} from "../testing/tokenizer-fixtures.js";
+import { type HfTokenizer, loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 import { collectDemos } from "./demos.js";
 import { runRollouts } from "./loop.js";
 import { firstPrompt, nextPrompt } from "./prompt.js";

@@ -1,7 +1,7 @@
 import type { ChatMessage, SessionResponse, StepInfo, TaskRef } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
 import type { InfraFailure } from "../client/env-client.js";
-import type { SampleOptions, SampleResult } from "../policy/types.js";
+import type { SampleOptions, SampleResult } from "../model/types.js";
 
 /**
  * One step of one episode exactly as the policy saw and produced it. The ids are the training data:

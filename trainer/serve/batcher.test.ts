@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ScriptedModel } from "../testing/scripted-model.js";
 import { Batcher, type Job } from "./batcher.js";
-import { ScriptedModel } from "./scripted-model.js";
 
 const STOP = 99;
 /** Answers each prompt with its ids plus 100, then the stop id. */

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { SampleOptions } from "../policy/types.js";
+import type { SampleOptions } from "../model/types.js";
 import type { Generator } from "../rollout/types.js";
 
 /** One request's generation: `n` choices of one prompt. */

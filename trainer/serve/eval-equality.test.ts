@@ -2,9 +2,9 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
+import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { runEval } from "../eval/evaluate.js";
 import type { Trajectory } from "../rollout/types.js";
-import { runEval } from "../train/evaluate.js";
 import { type Serving, startServe } from "./server.js";
 
 /**

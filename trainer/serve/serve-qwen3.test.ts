@@ -6,10 +6,10 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
+import { ScriptedModel } from "../testing/scripted-model.js";
 import { type HfTokenizer, loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 import { createServeApp } from "./app.js";
 import { Batcher } from "./batcher.js";
-import { ScriptedModel } from "./scripted-model.js";
 
 /**
  * The server with a real Hugging Face tokenizer and chat template: Qwen3's, from the

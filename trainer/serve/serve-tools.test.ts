@@ -8,10 +8,10 @@ import type {
 } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
+import { ScriptedModel } from "../testing/scripted-model.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { createServeApp } from "./app.js";
 import { Batcher } from "./batcher.js";
-import { ScriptedModel } from "./scripted-model.js";
 
 /**
  * Tool calls and cross-client batching over real HTTP with the openai SDK. The model is scripted

@@ -2,8 +2,8 @@ import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../shared/protocol.js";
-import { loadCheckpoint, saveCheckpoint } from "../policy/index.js";
-import type { Checkpoint } from "../policy/types.js";
+import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import type { Checkpoint } from "../model/types.js";
 import { Batcher } from "./batcher.js";
 import { type Serving, startServe } from "./server.js";
 

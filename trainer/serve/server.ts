@@ -3,8 +3,10 @@ import { basename, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { err, ok, type Result } from "../../shared/result.js";
-import type { BackendName } from "../policy/types.js";
-import { loadPolicy, type RunIO, startBackend } from "../train/session.js";
+import { startBackend } from "../backend/start-backend.js";
+import { loadPolicy } from "../checkpoint/load-policy.js";
+import type { BackendName } from "../model/types.js";
+import type { RunIO } from "../run/run-io.js";
 import { createServeApp } from "./app.js";
 import { Batcher } from "./batcher.js";
 

@@ -2,8 +2,8 @@ import * as tf from "@tensorflow/tfjs-core";
 import { describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
-import { createAdam } from "../policy/optimizer-step.js";
-import type { BackendName, PolicyModel } from "../policy/types.js";
+import type { BackendName, PolicyModel } from "../model/types.js";
+import { createAdam } from "../optim/optimizer-step.js";
 import { maskedNll, sftStep } from "./sft-step.js";
 
 const TINY = { vocabSize: 32, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 16 };

@@ -1,8 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { clipGradNorm } from "../algos/index.js";
-import type { StepStats } from "../policy/optimizer-step.js";
-import { accumulate, PASS_ELEMENTS, planPasses, rowsOf } from "../policy/passes.js";
-import type { PolicyModel } from "../policy/types.js";
+import { accumulate, PASS_ELEMENTS, planPasses, rowsOf } from "../model/passes.js";
+import type { PolicyModel } from "../model/types.js";
+import type { StepStats } from "../optim/optimizer-step.js";
 
 /** Right-padded `[B, T]` rows: inputs, next-token targets, and 1 where the target is an assistant token. */
 export interface SftBatch {

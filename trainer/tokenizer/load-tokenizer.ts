@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ok, type Result } from "../../shared/result.js";
-import type { Tokenizer } from "../policy/types.js";
+import type { Tokenizer } from "../model/types.js";
 import { ByteTokenizer } from "./byte-tokenizer.js";
 import { BYTE_TOKENIZER_NAME, byteTokenizerFiles } from "./byte-tokenizer-files.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";

@@ -1,0 +1,179 @@
+import type { z } from "zod";
+import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
+import { err, ok, type Result } from "../../shared/result.js";
+import { startBackend } from "../backend/start-backend.js";
+import { loadPolicy } from "../checkpoint/load-policy.js";
+import { connectEnv } from "../client/connect-env.js";
+import { hubFromEnv } from "../client/credentials.js";
+import type { EnvClient } from "../client/env-client.js";
+import { parseConfig } from "../config/parse-config.js";
+import { runRollouts } from "../rollout/loop.js";
+import { emptySplitReason } from "../rollout/split-check.js";
+import type { StartSession, Trajectory } from "../rollout/types.js";
+import type { RunIO } from "../run/run-io.js";
+import { EvalConfig, type EvalSummary, leaderboardName } from "./eval-config.js";
+import { writeEvalRun } from "./eval-output.js";
+import { HubEvalRun } from "./hub-eval.js";
+import { openAIClient, runRemoteEpisodes } from "./openai-policy.js";
+import { failureLines } from "./policy-failure.js";
+import { describeToolFormat } from "./tool-format.js";
+
+/**
+ * Runs the evaluation and summarises it (see `formatEvalTable`). With `upload`, it runs as a hub
+ * evaluation: the hub creates the run over tasks 0..n−1, issues every session, and its verdict on
+ * the uploaded receipts is added to the summary. With `out`, results.json and trajectories.jsonl are
+ * written there. `onEpisode` is told how many episodes have ended (progress).
+ */
+export async function runEval(
+  input: z.input<typeof EvalConfig>,
+  io: RunIO,
+  env = process.env,
+  onEpisode: (done: number, total: number) => void = () => {},
+): Promise<Result<EvalSummary>> {
+  const parsed = parseConfig(EvalConfig, input);
+  if (!parsed.ok) return parsed;
+  const config = parsed.value;
+  const ref = parseHubEnv(config.env);
+  const target = ref ? formatEnvRef(ref) : undefined;
+  if (config.upload && target === undefined) return err("--upload needs a hub://owner/name@version env");
+  const connected = await connectEnv(config.env, config.concurrency, env);
+  if (!connected.ok) return connected;
+  const { client, manifest } = connected.value;
+  const tasks = Array.from({ length: Math.min(config.n, manifest.splits[config.split] ?? 0) }, (_, i) => i);
+  try {
+    if (tasks.length === 0) return err(await emptySplitReason(client, manifest, config.split));
+    let run: HubEvalRun | undefined;
+    if (config.upload && target !== undefined) {
+      const created = await HubEvalRun.create(hubFromEnv(env), {
+        env: target,
+        split: config.split,
+        tasks: { indices: tasks },
+        model: { name: leaderboardName(config) },
+      });
+      if (!created.ok) return created;
+      run = created.value;
+      io.log(`hub evaluation run: ${run.id}`);
+    }
+    let ended = 0;
+    const progress = () => onEpisode(++ended, tasks.length);
+    const episodes = await runEpisodes(config, io, client, manifest, tasks, run?.start, progress);
+    if (!episodes.ok) return episodes;
+    let summary = summarise(config, episodes.value, manifest.reward.min);
+    if (run !== undefined) {
+      const uploaded = await run.upload(episodes.value);
+      if (!uploaded.ok) return uploaded;
+      const finished = await run.finish();
+      if (!finished.ok) return finished;
+      summary = {
+        ...summary,
+        hub: {
+          run: run.id,
+          ...uploaded.value,
+          verified: finished.value?.verified ?? 0,
+          successRate: finished.value?.successRate ?? 0,
+        },
+      };
+    }
+    if (config.out !== undefined) await writeEvalRun(config.out, config, summary, episodes.value);
+    return ok(summary);
+  } finally {
+    await client.close();
+  }
+}
+
+async function runEpisodes(
+  config: EvalConfig,
+  io: RunIO,
+  client: EnvClient,
+  manifest: Parameters<typeof runRemoteEpisodes>[3],
+  tasks: number[],
+  start: StartSession | undefined,
+  onEpisode: () => void,
+): Promise<Result<Trajectory[]>> {
+  const common = {
+    split: config.split,
+    tasks,
+    maxSteps: config.maxSteps,
+    onEpisode,
+    ...(start ? { start } : {}),
+  };
+  if (config.policy.startsWith("openai:")) {
+    const openai = openAIClient(config.policy.slice("openai:".length), {
+      timeoutMs: config.timeoutMs,
+      retries: config.retries,
+    });
+    io.log(describeToolFormat(config.toolFormat));
+    return ok(
+      await runRemoteEpisodes(openai, config.model ?? "default", client, manifest, {
+        ...common,
+        concurrency: config.concurrency,
+        temperature: config.temperature,
+        maxTokens: config.maxNewTokens,
+        toolFormat: config.toolFormat,
+        timeoutMs: config.timeoutMs,
+      }),
+    );
+  }
+  const backend = await startBackend(config.backend, io);
+  if (!backend.ok) return backend;
+  const policy = await loadPolicy(config.policy, {}, config.seed, io);
+  if (!policy.ok) return policy;
+  const out = await runRollouts(
+    policy.value.model,
+    policy.value.tokenizer,
+    client,
+    {
+      ...common,
+      groupSize: 1,
+      maxLive: config.concurrency,
+      maxNewTokens: config.maxNewTokens,
+      temperature: config.temperature,
+      topP: 1,
+      seed: config.seed,
+      renderTools: false,
+    },
+    manifest.tools,
+  );
+  return ok(out.trajectories);
+}
+
+/**
+ * The local table's figures, counted as the hub's aggregate counts them (hub/evals/aggregate.ts):
+ * every task is in the denominator, and an episode that failed for infrastructure is a failure with
+ * the env's minimum reward, so a server that errors on some calls cannot raise the success rate.
+ * Steps and tool calls are means over the episodes that ran.
+ */
+export function summarise(
+  config: Pick<EvalConfig, "env" | "policy" | "split">,
+  t: readonly Trajectory[],
+  minReward: number,
+): EvalSummary {
+  const n = t.length;
+  const ran = t.filter((x) => x.failure === undefined);
+  const mean = (xs: readonly number[], over: number) =>
+    over === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / over;
+  return {
+    env: config.env,
+    policy: config.policy,
+    split: config.split,
+    episodes: n,
+    success: mean(
+      t.map((x) => (x.failure === undefined && x.success ? 1 : 0)),
+      n,
+    ),
+    reward: mean(
+      t.map((x) => (x.failure === undefined ? x.return : minReward)),
+      n,
+    ),
+    steps: mean(
+      ran.map((x) => x.steps.length),
+      ran.length,
+    ),
+    toolCalls: mean(
+      ran.map((x) => x.steps.reduce((a, s) => a + s.toolCalls, 0)),
+      ran.length,
+    ),
+    infraFailures: n - ran.length,
+    failures: failureLines(t),
+  };
+}

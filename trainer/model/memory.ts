@@ -1,0 +1,113 @@
+import { totalmem } from "node:os";
+import type { NamedAdam } from "../optim/named-adam.js";
+import { PASS_ELEMENTS, passCost } from "./passes.js";
+import type { ModelConfig } from "./types.js";
+import { chunkRows } from "./vocab-ops.js";
+
+/** tfjs-backend-wasm is a 32-bit WebAssembly module: its heap cannot grow past 4 GiB. */
+export const WASM_HEAP_BYTES = 4 * 2 ** 30;
+const MIB = 2 ** 20;
+const FLOAT = 4;
+
+/** Trainable parameters of a model of this config (embedding, layers, final norm, untied head, value head). */
+export function parameterCount(c: ModelConfig): number {
+  const hd = c.dModel / c.nHeads;
+  const qkv =
+    c.dModel * (c.nHeads + 2 * c.nKvHeads) * hd + (c.arch === "qwen2" ? (c.nHeads + 2 * c.nKvHeads) * hd : 0);
+  const layer = 2 * c.dModel + qkv + c.nHeads * hd * c.dModel + 3 * c.dModel * c.dFf;
+  return (
+    c.vocabSize * c.dModel * (c.tieEmbeddings ? 1 : 2) +
+    c.nLayers * layer +
+    c.dModel +
+    (c.valueHead ? c.dModel + 1 : 0)
+  );
+}
+
+/**
+ * Float32 elements one token keeps alive for the backward pass, per layer: the norms' inputs and
+ * outputs (≈6·D), q/k/v and their rotated halves, roped and transposed copies (≈6·(H + KV)·hd), three
+ * `[H, width]` score tensors (scores, masked, softmax) and the SwiGLU's five `F`-wide tensors, plus
+ * the residual adds (≈4·D). Counted from forward.ts; an estimate, not a measurement.
+ */
+function perTokenLayer(c: ModelConfig, width: number): number {
+  const hd = c.dModel / c.nHeads;
+  return 10 * c.dModel + 6 * (c.nHeads + c.nKvHeads) * hd + 3 * c.nHeads * width + 5 * c.dFf;
+}
+
+export type MemoryEstimate = {
+  /** Bytes by part; `total` is their sum. */
+  parts: Record<"weights" | "gradients" | "adam" | "reference" | "activations" | "vocab", number>;
+  total: number;
+  /** The pass the activations were counted for. */
+  pass: { rows: number; width: number };
+};
+
+/**
+ * Peak bytes of a training pass, from the shapes alone: weights, the accumulated and the pass's own
+ * gradients, Adam's two moments and the ~4 temporaries of its largest variable (the embedding; see
+ * {@link NamedAdam}), the frozen KL reference when there is one, the activations of the
+ * largest pass {@link planPasses} can make (rows of the full context width within `passElements`), and
+ * the vocabulary part: the ~8 `[rows, V]` blocks the backward pass of {@link targetScores} holds at
+ * once (logits, log-softmax, softmax, their products, the target scatter) plus three `[V, D]` tensors
+ * (the transposed tied embedding, the head's gradient and the gather's scatter-added gradient).
+ */
+export function estimateTrainingMemory(
+  c: ModelConfig,
+  opts: { reference: boolean; passElements?: number; width?: number },
+): MemoryEstimate {
+  const width = Math.min(opts.width ?? c.contextLength, c.contextLength);
+  const rows = Math.max(1, Math.floor((opts.passElements ?? PASS_ELEMENTS) / passCost(c, 1, width)));
+  const params = parameterCount(c) * FLOAT;
+  const tokens = rows * width;
+  const parts = {
+    weights: params,
+    gradients: 2 * params,
+    adam: 2 * params + 4 * c.vocabSize * c.dModel * FLOAT,
+    reference: opts.reference ? params : 0,
+    activations: (tokens * c.nLayers * perTokenLayer(c, width) + tokens * 4 * c.dModel) * FLOAT,
+    vocab: (8 * Math.min(tokens, chunkRows(c.vocabSize)) * c.vocabSize + 3 * c.vocabSize * c.dModel) * FLOAT,
+  };
+  const total = Object.values(parts).reduce((a, b) => a + b, 0);
+  return { parts, total, pass: { rows, width } };
+}
+
+/** The memory a backend can use: wasm's 4 GiB heap, else the machine's RAM; `budgetMiB` overrides. */
+export function memoryBudget(backend: string, budgetMiB?: number): { bytes: number; source: string } {
+  if (budgetMiB !== undefined) return { bytes: budgetMiB * MIB, source: "memoryBudgetMiB" };
+  if (backend === "wasm") return { bytes: WASM_HEAP_BYTES, source: "the wasm heap" };
+  return { bytes: totalmem(), source: "this machine's RAM" };
+}
+
+const mib = (bytes: number) => `${Math.ceil(bytes / MIB)} MiB`;
+
+/** One line: the estimate by part against the budget. */
+export function describeMemory(e: MemoryEstimate, budget: { bytes: number; source: string }): string {
+  const parts = Object.entries(e.parts)
+    .filter(([, b]) => b > 0)
+    .map(([name, b]) => `${name} ${mib(b)}`)
+    .join(", ");
+  return (
+    `estimated peak of a training pass ${mib(e.total)} (${parts}; a pass of ${e.pass.rows} × ${e.pass.width} tokens) ` +
+    `against ${mib(budget.bytes)} (${budget.source})`
+  );
+}
+
+/**
+ * The line a run prints before it starts, or its refusal when the estimate exceeds the budget (a run
+ * that would die in the backward pass, where tfjs-wasm reports a full heap as "remainder by zero").
+ */
+export function checkTrainingMemory(
+  c: ModelConfig,
+  opts: { reference: boolean; backend: string; budgetMiB?: number; passElements?: number },
+): { ok: true; line: string } | { ok: false; error: string } {
+  const estimate = estimateTrainingMemory(c, opts);
+  const budget = memoryBudget(opts.backend, opts.budgetMiB);
+  const line = `memory: ${describeMemory(estimate, budget)}`;
+  if (estimate.total <= budget.bytes) return { ok: true, line };
+  return {
+    ok: false,
+    error:
+      `${line}: it does not fit. Use a smaller model or context length, turn the KL reference off ` +
+      "(klCoef=0), choose a backend with more memory, or raise memoryBudgetMiB if the estimate is too cautious",
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The policy API the rest of the trainer codes against: tokenizer, model, sampling, checkpoints.
+ *
+ * Entry points (each imported from its own module; there is no barrel):
+ * - `initBackend(name?)` (trainer/backend) — picks tfjs-node-gpu, tfjs-node, wasm, cpu (first that loads) or `name`.
+ * - `createModel(config, { seed })` (trainer/model) — a fresh {@link PolicyModel}; `resolveModelConfig` fills defaults.
+ * - `createByteTokenizer()` / `loadTokenizer(dir)` (trainer/tokenizer) — byte-level or Hugging Face {@link Tokenizer}.
+ * - `saveCheckpoint(dir, checkpoint)` / `loadCheckpoint(dir)` (trainer/checkpoint) — {@link Checkpoint} in safetensors.
+ * - `sftStep(model, optimizer, batch)` (trainer/sft) — one masked next-token step.
+ */
+import type { AdamOptimizer, Tensor2D, Tensor3D, Variable } from "@tensorflow/tfjs-core";
+import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
+
+/** Names accepted by `--backend`, in the order `initBackend` tries them when none is given. */
+export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu"] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+/** Ids of the control tokens every tokenizer must have. */
+export interface SpecialIds {
+  bos: number;
+  eos: number;
+  pad: number;
+  /** Closes a chat turn; the usual stop id for sampling (e.g. `<|im_end|>`). */
+  endOfTurn: number;
+}
+
+export interface RenderChatOptions {
+  /** Append the header that opens an assistant turn, so the model continues as the assistant. */
+  addGenerationPrompt: boolean;
+  /** Tools offered to the model; templates that support tools render them in the system turn. */
+  tools?: readonly ToolSpec[];
+}
+
+export interface Tokenizer {
+  readonly kind: "byte" | "hf";
+  readonly vocabSize: number;
+  readonly special: SpecialIds;
+  /** Id of every special token by its text, e.g. `"<tool_call>"`, `"<|user|>"`. */
+  readonly specialTokens: ReadonlyMap<string, number>;
+  /** Plain text to ids (special-token text such as `<tool_call>` maps to its single id). */
+  encode(text: string): number[];
+  /**
+   * Ids to text. Tool tags decode to their text; control tokens (bos, eos, pad, role headers,
+   * end-of-turn) are dropped unless `keepControl`.
+   */
+  decode(ids: readonly number[], opts?: { keepControl?: boolean }): string;
+  /** A conversation through the chat template, as ids. */
+  renderChat(messages: readonly ChatMessage[], opts: RenderChatOptions): number[];
+  /**
+   * The ids that follow a prompt once the model answered it with `responseIds`: what the chat
+   * template writes after the response (the turn's close, unless the sampled ids already end with
+   * it), the `next` messages and the generation prompt. `history` is the conversation that prompt
+   * rendered. Prompt + response + these ids equal, id for id, the template's rendering of
+   * `[...history, response, ...next]` with the response's sampled ids where its text would go:
+   * responses are never re-rendered or re-tokenized (see trainer/rollout/prompt.ts).
+   */
+  renderNextTurn(
+    history: readonly ChatMessage[],
+    responseIds: readonly number[],
+    next: readonly ChatMessage[],
+    opts?: { tools?: readonly ToolSpec[] },
+  ): number[];
+  /** Ids that end generation: end-of-turn and eos. */
+  readonly stopIds: readonly number[];
+}
+
+/** Architecture of the decoder (Qwen2/Llama-style). Field names follow HF config.json where one exists. */
+export interface ModelConfig {
+  /** Model family written to config.json; decides bias on q/k/v (qwen2) or none (llama). */
+  arch: "qwen2" | "llama";
+  vocabSize: number;
+  /** Width of the residual stream (HF hidden_size). */
+  dModel: number;
+  nLayers: number;
+  /** Query heads; head_dim = dModel / nHeads. */
+  nHeads: number;
+  /** Key/value heads (GQA); must divide nHeads. */
+  nKvHeads: number;
+  /** SwiGLU inner width (HF intermediate_size). */
+  dFf: number;
+  /** Longest sequence (prompt + response) the model handles. */
+  contextLength: number;
+  ropeTheta: number;
+  rmsNormEps: number;
+  /** Output projection shares the embedding matrix. */
+  tieEmbeddings: boolean;
+  /** Adds a scalar value head on the final hidden state (PPO / StepPO). */
+  valueHead: boolean;
+}
+
+export interface EvaluateOptions {
+  entropy?: boolean;
+  values?: boolean;
+}
+
+/** Per-position results of one forward pass, all `[B, T]`. */
+export interface Evaluation {
+  /** log π(targets[b,t] | ids[b,≤t]). */
+  logprobs: Tensor2D;
+  /** −Σ_v π_v log π_v of the next-token distribution; present when asked for. */
+  entropy?: Tensor2D;
+  /** Value head output; present when asked for and the model has one. */
+  values?: Tensor2D;
+}
+
+export interface SampleOptions {
+  maxNewTokens: number;
+  /** 0 means greedy. */
+  temperature: number;
+  /** Nucleus mass in (0, 1]; 1 keeps the whole distribution. */
+  topP: number;
+  /** Generation stops for a sequence after it emits one of these (the id is kept in `tokens`). */
+  stopIds: readonly number[];
+  /** Same seed, same prompts, same weights: same tokens. */
+  seed: number;
+  /**
+   * Budget of one prefill pass in float32 elements (see `passCost`); prompts beyond it are prefilled
+   * in several passes, so a batch of long prompts does not hold every row's attention at once.
+   * Default `PASS_ELEMENTS`.
+   */
+  prefillElements?: number;
+  /**
+   * Called with each token as it is drawn (`row` indexes `prompts`); returning true ends that row
+   * there, as a stop id would (its `finished` is then true). The server streams and applies
+   * per-request stop strings and max_tokens through it.
+   */
+  onToken?: (row: number, token: number) => boolean | undefined;
+}
+
+export interface SampleResult {
+  /** Response ids per prompt (not including the prompt), ending with the stop id when finished. */
+  tokens: number[][];
+  /**
+   * log π(token) per response token under the temperature-scaled distribution (before top-p),
+   * i.e. log softmax(logits / temperature); under temperature 1 it equals `evaluate().logprobs`.
+   */
+  logprobs: number[][];
+  /** True when the sequence ended with a stop id; false when cut at maxNewTokens or context. */
+  finished: boolean[];
+}
+
+/**
+ * The decoder. Inputs are right-padded `[B, T]` int32 ids; causal attention makes right padding
+ * harmless for the real positions, and callers mask padded positions out of the loss.
+ */
+export interface PolicyModel {
+  readonly config: ModelConfig;
+  /** `[B, T]` ids → `[B, T, V]` next-token logits. */
+  logits(ids: Tensor2D): Tensor3D;
+  /** `[B, T]` ids and targets (usually ids shifted left by one) → `[B, T]` log-probabilities. */
+  logprobsOf(ids: Tensor2D, targets: Tensor2D): Tensor2D;
+  /** One forward pass giving logprobs and, on request, entropy and values. */
+  evaluate(ids: Tensor2D, targets: Tensor2D, opts?: EvaluateOptions): Evaluation;
+  /** `[B, T]` value estimates; throws if `config.valueHead` is false. */
+  values(ids: Tensor2D): Tensor2D;
+  /** Every trainable weight (value head included when present), in a stable order. */
+  readonly trainableVariables: readonly Variable[];
+  /**
+   * Batched generation with a KV cache. Identical prompts (e.g. a GRPO group) are prefilled once.
+   * Prompts may differ in length. Every row gets at most min(maxNewTokens, contextLength − longest
+   * prompt) tokens (rows cut short are not finished); rejects with a RangeError when a prompt is
+   * empty or longer than `contextLength`.
+   */
+  sample(prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult>;
+  dispose(): void;
+}
+
+/** Free-form metadata stored beside the weights (step, run id, algorithm, ...). */
+export type CheckpointMeta = { step: number } & Record<string, unknown>;
+
+export interface Checkpoint {
+  model: PolicyModel;
+  tokenizer: Tokenizer;
+  /** Adam moments and step count, to resume training exactly. */
+  optimizer?: AdamOptimizer;
+  meta: CheckpointMeta;
+}

@@ -1,0 +1,141 @@
+import { err, ok, type Result } from "../../shared/result.js";
+import { startBackend } from "../backend/start-backend.js";
+import { loadPolicy } from "../checkpoint/load-policy.js";
+import { connectEnv } from "../client/connect-env.js";
+import { frozenCopy } from "../model/frozen-copy.js";
+import { checkTrainingMemory } from "../model/memory.js";
+import type { Checkpoint, PolicyModel } from "../model/types.js";
+import { createAdam } from "../optim/optimizer-step.js";
+import { writeReport } from "../report/report.js";
+import { runRollouts } from "../rollout/loop.js";
+import { sampleTasks } from "../rollout/sample-tasks.js";
+import { emptySplitReason } from "../rollout/split-check.js";
+import { episodeMetrics, rolloutPerf, trajectoryLine } from "../rollout/summary.js";
+import { openRunDir, type RunIO } from "../run/run-io.js";
+import type { TrainConfig } from "./config.js";
+import { rlUpdate } from "./rl-update.js";
+
+/** Called after each iteration with its metrics, for progress bars or log lines. */
+export type OnIteration = (iteration: number, total: number, metrics: Record<string, number>) => void;
+
+/**
+ * An RL run: each iteration samples `tasksPerIteration` tasks, rolls each out `groupSize` times with
+ * continuous batching, and updates the policy; metrics, sampled trajectories, checkpoints and the
+ * report go to the run folder.
+ */
+export async function runTraining(
+  config: TrainConfig,
+  io: RunIO,
+  onIteration: OnIteration = () => {},
+): Promise<Result<{ runDir: string; last: Record<string, number> }>> {
+  const backend = await startBackend(config.backend, io);
+  if (!backend.ok) return backend;
+  const policy = await loadPolicy(config.init, config.model, config.seed, io);
+  if (!policy.ok) return policy;
+  const { model, tokenizer } = policy.value;
+  const memory = checkTrainingMemory(model.config, {
+    reference: config.klCoef > 0,
+    backend: backend.value,
+    ...(config.memoryBudgetMiB !== undefined ? { budgetMiB: config.memoryBudgetMiB } : {}),
+  });
+  if (!memory.ok) return err(memory.error);
+  io.log(memory.line);
+  const env = await connectEnv(config.env, config.maxLive, process.env, io.hub);
+  if (!env.ok) return env;
+  const { client, manifest } = env.value;
+  const size = manifest.splits[config.split];
+  if (size === undefined || size === 0) return err(await emptySplitReason(client, manifest, config.split));
+
+  const resolved = { ...config, backend: backend.value, modelConfig: model.config, env: config.env };
+  io.log(`config: ${JSON.stringify(resolved)}`);
+  const run = await openRunDir(config.out, resolved);
+  // Adam moments carry over only when resuming the same RL algorithm: an SFT checkpoint's moments
+  // cover fewer variables (no value head) and its learning rate is SFT's.
+  const resumed = policy.value.checkpoint;
+  const optimizer =
+    resumed?.optimizer && resumed.meta.algorithm === config.algorithm
+      ? resumed.optimizer
+      : createAdam({ learningRate: config.lr });
+  const ref = config.klCoef > 0 ? await referencePolicy(config, model, io) : undefined;
+  if (ref && !ref.ok) return ref;
+  const reference = ref?.value;
+  const pad = tokenizer.special.pad;
+  let last: Record<string, number> = {};
+  const save = async (dir: string, checkpoint: Checkpoint) => {
+    const saved = await io.saveCheckpoint(dir, checkpoint);
+    io.log(saved.ok ? `checkpoint: ${dir}` : `checkpoint ${dir} failed: ${saved.error}`);
+  };
+
+  try {
+    for (let iteration = 1; iteration <= config.iterations; iteration++) {
+      const tasks = sampleTasks(size, config.tasksPerIteration, config.seed * 7919 + iteration);
+      const { trajectories, stats } = await runRollouts(
+        model,
+        tokenizer,
+        client,
+        {
+          split: config.split,
+          tasks,
+          groupSize: config.groupSize,
+          maxLive: config.maxLive,
+          maxSteps: config.maxSteps,
+          maxNewTokens: config.maxNewTokens,
+          temperature: config.temperature,
+          topP: config.topP,
+          seed: config.seed * 1_000_003 + iteration * 1009,
+          renderTools: config.renderTools,
+        },
+        manifest.tools,
+      );
+      const t0 = performance.now();
+      const update = rlUpdate(
+        { model, optimizer, config, pad, ...(reference ? { reference } : {}) },
+        trajectories,
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      last = {
+        iteration,
+        ...episodeMetrics(trajectories),
+        ...update.metrics,
+        ...rolloutPerf(stats, client.stats),
+        "perf/train_tokens_per_s": seconds > 0 ? update.trainTokens / seconds : 0,
+      };
+      await run.metrics(last);
+      await run.trajectories(
+        trajectories.slice(0, config.logTrajectories).map((t) => trajectoryLine(iteration, t, tokenizer)),
+      );
+      if (iteration % config.checkpointEvery === 0 && iteration < config.iterations) {
+        await save(run.checkpoint(`iter-${iteration}`), {
+          model,
+          tokenizer,
+          optimizer,
+          meta: { step: iteration, algorithm: config.algorithm },
+        });
+      }
+      onIteration(iteration, config.iterations, last);
+    }
+    await save(run.checkpoint("final"), {
+      model,
+      tokenizer,
+      optimizer,
+      meta: { step: config.iterations, algorithm: config.algorithm },
+    });
+    await writeReport(config.out, `${manifest.name} · ${config.algorithm}`);
+  } finally {
+    reference?.dispose();
+    await client.close();
+  }
+  return ok({ runDir: config.out, last });
+}
+
+/** The frozen KL reference: the `reference` checkpoint's weights, or a copy of the starting ones. */
+async function referencePolicy(
+  config: TrainConfig,
+  model: PolicyModel,
+  io: RunIO,
+): Promise<Result<PolicyModel>> {
+  if (config.reference === undefined) return frozenCopy(model, config.seed);
+  const loaded = await io.loadCheckpoint(config.reference);
+  if (!loaded.ok) return err(`cannot load the KL reference ${config.reference}: ${loaded.error}`);
+  return ok(loaded.value.model);
+}
