@@ -1,7 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-
-/** How a per-token loss matrix becomes one scalar. */
-export type LossAggregation = "token-mean" | "seq-mean-token-mean" | "seq-mean-token-sum";
+import type { LossAggregation } from "./names.js";
 
 /**
  * Reduces a per-token loss `L` [B, T] under the mask `m` [B, T] (1 = trained token) to a scalar.

@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { aggregateLoss, type LossAggregation, maskedMean } from "./aggregate.js";
+import { aggregateLoss, maskedMean } from "./aggregate.js";
+import type { LossAggregation, PolicyLossName } from "./names.js";
 import { stopGradient } from "./stop-gradient.js";
 
 export type PolicyLossInput = {
@@ -96,5 +97,8 @@ export function gspoLoss(input: PolicyLossInput, opts: PolicyLossOptions): LossO
   return clippedSurrogate(ratio, input, opts, false);
 }
 
-export const policyLosses = { ppo: ppoLoss, gspo: gspoLoss } as const;
-export type PolicyLossName = keyof typeof policyLosses;
+/** Every policy loss by the name the config uses (names.ts lists them). */
+export const policyLosses = { ppo: ppoLoss, gspo: gspoLoss } as const satisfies Record<
+  PolicyLossName,
+  (input: PolicyLossInput, opts: PolicyLossOptions) => LossOutput
+>;

@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { aggregateLoss, type LossAggregation } from "./aggregate.js";
+import { aggregateLoss } from "./aggregate.js";
+import type { LossAggregation } from "./names.js";
 import { LOG_RATIO_BOUND } from "./policy-loss.js";
 
 /**

@@ -51,6 +51,7 @@ function initials(key: string): string {
 type Def = {
   type?: string;
   innerType?: unknown;
+  out?: unknown;
   shape?: Record<string, unknown>;
   element?: unknown;
   in?: unknown;
@@ -64,7 +65,8 @@ function keysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
   const rest = [...path];
   for (;;) {
     while (def && (def.innerType || def.in) && def.type !== "object" && def.type !== "array")
-      def = defOf(def.innerType ?? def.in);
+      // A preprocess (a pipe from a transform) validates with its `out` schema.
+      def = defOf(def.innerType ?? (defOf(def.in)?.type === "transform" ? def.out : def.in));
     if (def === undefined) return [];
     if (rest.length === 0) return def.type === "object" ? Object.keys(def.shape ?? {}) : [];
     const step = rest.shift();

@@ -39,7 +39,7 @@ describe("recipes", () => {
           }),
       );
       expect(algos).toContain("grpo");
-      expect(algos.some((a) => a === "gae" || a === "steppo")).toBe(true);
+      expect(algos.some((a) => a === "ppo" || a === "steppo")).toBe(true);
     }
   });
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { EnvRefString as EnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { parseConfig } from "../config/parse-config.js";
-import { TrainConfig } from "../rl/config.js";
+import { TrainFields, withMethod } from "../rl/config.js";
 import { SftConfig } from "../sft/sft-config.js";
 
 /** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
@@ -15,6 +15,8 @@ export const DEFAULT_RECIPE = "calculator-grpo";
 const OWNED = { env: true, out: true, init: true } as const;
 /** RL's KL reference is the run's own SFT checkpoint. */
 const RL_OWNED = { ...OWNED, reference: true } as const;
+/** A recipe's `rl`: the train config's fields without those, with the method's values applied. */
+const RlConfig = withMethod(TrainFields.omit(RL_OWNED).strict());
 
 /**
  * One end-to-end experiment: an SFT warm start on expert demos, then RL, then a hub evaluation of
@@ -46,7 +48,7 @@ export const Recipe = z.strictObject({
   /** `edgegym sft` fields (model shape, demo count, epochs, ...). */
   sft: SftConfig.omit(OWNED).strict().default(SftConfig.omit(OWNED).parse({})),
   /** `edgegym train` fields (algorithm, iterations, group size, ...). */
-  rl: TrainConfig.omit(RL_OWNED).strict().default(TrainConfig.omit(RL_OWNED).parse({})),
+  rl: RlConfig.default(RlConfig.parse({})),
   /** RL iterations per resumable segment: an interrupted run restarts at the last finished segment. */
   segment: z.number().int().positive().default(5),
   /** The evaluation both policies get: the split's first `n` tasks, greedy decoding. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Result } from "../../shared/result.js";
-import { ADVANTAGE_ESTIMATORS } from "../algos/names.js";
+import { LOSS_AGGREGATIONS, POLICY_LOSSES } from "../algos/names.js";
+import { DEFAULT_METHOD, METHODS, methodNames, withMethodDefaults } from "../algos/registry.js";
 import { resolveConfig } from "../config/parse-config.js";
 import { BACKENDS } from "../model/types.js";
 
@@ -17,11 +18,8 @@ export const ModelShape = z
   .strict()
   .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 });
 
-/**
- * Everything one RL run chooses. Each field has a default; `resolveTrainConfig` applies CLI overrides
- * and the run logs and saves the resolved result as config.json.
- */
-export const TrainConfig = z.strictObject({
+/** The fields of {@link TrainConfig}, before the method's values are applied. */
+export const TrainFields = z.strictObject({
   /** `--env`: an env URL, `hub://owner/name@version` or `local:<name>`. */
   env: z.string().default("local:calculator"),
   /** Task split the rollouts draw from. */
@@ -35,12 +33,17 @@ export const TrainConfig = z.strictObject({
   /** Run folder: config.json, metrics.jsonl, trajectories.jsonl, checkpoints/, report.png/svg. */
   out: z.string().default("runs/latest"),
 
-  /** Advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, gae, steppo. */
-  algorithm: z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
+  /**
+   * RL method, a name in trainer/algos/registry.ts: grpo, dr-grpo, ppo, rloo, reinforce++,
+   * reinforce++-baseline, steppo. It picks the advantage estimator and supplies the fields below that
+   * it has values for (policyLoss, aggregation; StepPO's clip range, γ, λ) when they are unset.
+   * "gae", the older name of ppo, is read as ppo.
+   */
+  algorithm: z.enum(methodNames(METHODS)).default(DEFAULT_METHOD),
   /** Policy loss: PPO clip (token ratio) or GSPO (sequence geometric-mean ratio, StepPO's). */
-  policyLoss: z.enum(["ppo", "gspo"]).default("ppo"),
+  policyLoss: z.enum(POLICY_LOSSES).default("ppo"),
   /** How per-token losses become one scalar. */
-  aggregation: z.enum(["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"]).default("token-mean"),
+  aggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean"),
   /** RL iterations (rollout + update). */
   iterations: z.number().int().positive().default(20),
   /** Tasks per iteration; each is rolled out `groupSize` times. */
@@ -75,7 +78,7 @@ export const TrainConfig = z.strictObject({
   negativeAdvantageWeight: z.number().min(0).max(1).default(1),
   /** Global gradient-norm clip. */
   maxGradNorm: z.number().positive().default(1),
-  /** PPO ε_low / ε_high (clip-higher when high > low); GSPO wants ~3e-4 / 4e-4. */
+  /** PPO ε_low / ε_high (clip-higher when high > low); GSPO wants ~1e-3 (StepPO: 3e-3 / 4e-3). */
   clipLow: z.number().positive().default(0.2),
   clipHigh: z.number().positive().default(0.28),
   /** Dual-clip bound c for negative advantages. */
@@ -113,6 +116,21 @@ export const TrainConfig = z.strictObject({
   /** Model shape for a fresh start (ignored with `init`). */
   model: ModelShape,
 });
+
+/**
+ * `fields` with the method named in `algorithm` applied first (algos/registry.ts): an older name
+ * becomes today's, and the fields the method has values for take them unless the input sets them.
+ */
+export function withMethod<S extends z.ZodType>(fields: S) {
+  return z.preprocess((raw) => withMethodDefaults(raw, METHODS), fields);
+}
+
+/**
+ * Everything one RL run chooses. Each field has a default (the method's, else the field's own);
+ * `resolveTrainConfig` applies CLI overrides and the run logs and saves the resolved result as
+ * config.json.
+ */
+export const TrainConfig = withMethod(TrainFields);
 export type TrainConfig = z.infer<typeof TrainConfig>;
 
 export function resolveTrainConfig(

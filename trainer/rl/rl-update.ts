@@ -11,6 +11,7 @@ import {
   valueLoss,
   weighNegativeAdvantages,
 } from "../algos/index.js";
+import { METHODS } from "../algos/registry.js";
 import { accumulate, PASS_ELEMENTS, type Pass, planPasses, rowsOf } from "../model/passes.js";
 import type { PolicyModel } from "../model/types.js";
 import type { Trajectory } from "../rollout/types.js";
@@ -77,7 +78,7 @@ export function rlUpdate(
   const merge = cfg.policyLoss === "ppo" && cfg.aggregation === "token-mean";
   const batch = buildBatch(trajectories, ctx.pad, merge);
   if (batch.sequences.length === 0) return { metrics: {}, trainTokens: 0 };
-  const estimator = advantageEstimators[cfg.algorithm];
+  const estimator = advantageEstimators[METHODS[cfg.algorithm].estimator];
   const scored = score(ctx, batch, estimator.critic !== "none");
   const flatMask = toFlat(batch, () => 1);
   const stepEnds = batch.episodes.map((e) =>
