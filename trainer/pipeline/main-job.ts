@@ -8,6 +8,7 @@ import { writeReport } from "../report/report.js";
 import { runTraining } from "../rl/run.js";
 import type { RunIO } from "../run/run-io.js";
 import { runSft } from "../sft/sft-run.js";
+import { runCurveStage } from "./curve-stage.js";
 import { type Hub, runHubEval } from "./hub-eval.js";
 import { type EvalDone, type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
 import { baseDir, type Recipe } from "./recipe.js";
@@ -168,6 +169,20 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         else state.evalRl = result;
       }
       await saveState(runDir, state);
+    }
+    // Last, the learning curve (a plot; the hub evaluations above are the table's figures).
+    if (recipe.curve) {
+      current = "curve";
+      const curve = await runCurveStage({
+        recipe,
+        runDir,
+        state,
+        hub: opts.hub,
+        io,
+        stopIfAsked,
+        progress: (done, total) => opts.progress("curve", done, total, {}),
+      });
+      if (!curve.ok) return fail(curve.error);
     }
   } catch (e) {
     if (e instanceof Interrupted) return ok({ state, interrupted: true });

@@ -101,11 +101,13 @@ export async function loadState(
   }
   const parsed = JobState.safeParse(JSON.parse(text));
   if (!parsed.success) return err(`${runDir}/state.json is not a run state; use --fresh to start over`);
-  if (JSON.stringify(parsed.data.resolved) !== JSON.stringify(recipe) || parsed.data.recipe !== name)
+  // The curve only reads finished stages: adding or changing it resumes the folder with the new recipe.
+  const withoutCurve = (r: unknown) => JSON.stringify({ ...(r as object), curve: undefined });
+  if (withoutCurve(parsed.data.resolved) !== withoutCurve(recipe) || parsed.data.recipe !== name)
     return err(
       `${runDir} was begun with another recipe; use --fresh to start over or --out for a new folder`,
     );
-  return ok(parsed.data);
+  return ok({ ...parsed.data, resolved: recipe });
 }
 
 /** Writes state.json atomically (temp file + rename), so an interrupt never leaves half a file. */

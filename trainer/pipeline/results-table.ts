@@ -1,5 +1,6 @@
 import type { JobState } from "./plan.js";
 import type { Recipe } from "./recipe.js";
+import { fmtDifference, type Group, methodOf, verdict } from "./results-pool.js";
 
 /** The results table's columns: a label and the hub env (`owner/name`) whose runs fill it. */
 export const COLUMNS = [
@@ -11,14 +12,18 @@ export const COLUMNS = [
   { label: "webshop (procedural)", env: "edgegym/webshop" },
 ] as const;
 
-/** The rows: a label and the RL advantage estimator of the recipes that fill it. */
+/** The rows: a label and the RL method of the recipes that fill it (older runs' names read by `methodOf`). */
 export const METHODS = [
-  { label: "SFT+GRPO", algorithm: "grpo" },
-  { label: "SFT+PPO", algorithm: "gae" },
-  { label: "SFT+RLOO", algorithm: "rloo" },
-  { label: "SFT+REINFORCE++", algorithm: "reinforce++" },
-  { label: "SFT+StepPO", algorithm: "steppo" },
+  { label: "SFT+GRPO", method: "grpo" },
+  { label: "SFT+PPO", method: "ppo" },
+  { label: "SFT+RLOO", method: "rloo" },
+  { label: "SFT+REINFORCE++", method: "reinforce++" },
+  { label: "SFT+StepPO", method: "steppo" },
 ] as const;
+
+/** The row label of a method: its METHODS label, or `SFT+<name>` for one the table has no row for. */
+export const methodLabel = (method: string) =>
+  METHODS.find((m) => m.method === method)?.label ?? `SFT+${method}`;
 
 /** One measured cell: success rate, mean reward ± its standard error, over n episodes, and where it came from. */
 export type Cell = {
@@ -86,7 +91,8 @@ export function resultsTable(runs: readonly FinishedRun[], experts: readonly Exp
     m.label,
     ...COLUMNS.map((col) => {
       const cells = runs.flatMap((r) => {
-        if (envOf(r) !== col.env || r.recipe.rl.algorithm !== m.algorithm || !r.state.evalRl) return [];
+        if (envOf(r) !== col.env || methodOf(r.recipe.rl.algorithm) !== m.method || !r.state.evalRl)
+          return [];
         const rl = cellOf(r.state.evalRl);
         const sft = r.state.evalSft ? cellOf(r.state.evalSft) : undefined;
         const beats = sft !== undefined && rl.success > sft.success;
@@ -144,4 +150,68 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
     ]);
   }
   return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+/** A model's size as the pooled table states it (read from the SFT checkpoint's config.json). */
+export type ModelSize = { dModel: number; nLayers: number; params: number };
+
+/** `d 64 × 2 layers, 117k params`. */
+export const fmtModel = (m: ModelSize) =>
+  `d ${m.dModel} × ${m.nLayers} layers, ${m.params >= 1e6 ? `${(m.params / 1e6).toFixed(2)}M` : `${Math.round(m.params / 1e3)}k`} params`;
+
+/** What the pooled section says about an env besides its groups: distinct test tasks, its curve plot. */
+export type EnvNote = { lines: string[] };
+
+/**
+ * One section per evaluated env, one row per group (an env and method from one SFT policy, seeds
+ * pooled): SFT's success (n); the seeds' pooled success ± its standard error (n summed over seeds);
+ * the difference to SFT ± the standard error of the difference and whether it is ≥ 2 of them; every
+ * seed on its own line, unfinished ones with the stage they stopped in; and backend and model size.
+ */
+export function pooledTables(
+  groups: readonly Group[],
+  models: ReadonlyMap<string, ModelSize>,
+  notes: ReadonlyMap<string, EnvNote> = new Map(),
+): string {
+  const envs = [...new Set(groups.map((g) => g.env))];
+  const header = [
+    "method",
+    "SFT",
+    "SFT+RL, seeds pooled",
+    "RL − SFT",
+    "verdict",
+    "each seed",
+    "backend · model",
+    "SFT checkpoint",
+  ];
+  return envs
+    .map((env) => {
+      const rows = groups
+        .filter((g) => g.env === env)
+        .map((g) => {
+          const finished = g.seeds.filter((s) => s.rl).length;
+          const model = models.get(g.sftCheckpoint);
+          return [
+            `${methodLabel(g.method)}${g.trainEnv ? ` (trained on ${g.trainEnv})` : ""}`,
+            g.sft ? `${g.sft.p.toFixed(3)} (n=${g.sft.n})` : "not run",
+            g.pooled
+              ? `${g.pooled.p.toFixed(3)} ± ${g.pooled.se.toFixed(3)} (n=${g.pooled.n}, ${finished} of ${g.seeds.length} seed${g.seeds.length === 1 ? "" : "s"})`
+              : "not run",
+            g.vsSft ? fmtDifference(g.vsSft) : "-",
+            g.vsSft ? verdict(g.vsSft) : "-",
+            g.seeds
+              .map(
+                (s) =>
+                  `seed ${s.seed}: ${s.rl ? `${s.rl.p.toFixed(3)} (n=${s.rl.n})` : `not finished${s.stopped ? ` (${s.stopped})` : ""}`} [${s.dir.split("/").at(-1)}]`,
+              )
+              .join("<br>"),
+            `${g.backends.join(", ") || "?"} · ${model ? fmtModel(model) : "model size unknown (no config.json)"}`,
+            g.sftCheckpoint,
+          ].map((c) => c.replaceAll("|", "/"));
+        });
+      const note = notes.get(env)?.lines ?? [];
+      const table = [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`);
+      return [`### ${env}`, "", ...note.flatMap((l) => [l, ""]), ...table].join("\n");
+    })
+    .join("\n\n");
 }

@@ -1,0 +1,154 @@
+import { access } from "node:fs/promises";
+import { join } from "node:path";
+import { findBuiltin } from "../../environments/builtin.js";
+import { parseEnvRef } from "../../shared/env-ref.js";
+import { err, ok, type Result } from "../../shared/result.js";
+import { startBackend } from "../backend/start-backend.js";
+import { loadPolicy } from "../checkpoint/load-policy.js";
+import { connectEnv } from "../client/connect-env.js";
+import { runRollouts } from "../rollout/loop.js";
+import type { RunIO } from "../run/run-io.js";
+import { type CurveFile, type CurvePoint, curvePlan, readCurve, writeCurve } from "./curve.js";
+import type { Hub } from "./hub-eval.js";
+import type { JobState } from "./plan.js";
+import type { Recipe } from "./recipe.js";
+
+export type CurveStageOptions = {
+  recipe: Recipe;
+  runDir: string;
+  state: JobState;
+  hub: Hub;
+  io: RunIO;
+  /** Throws to stop between points (Ctrl-C); the point under way is redone on resume. */
+  stopIfAsked: () => void;
+  /** Points done of points planned. */
+  progress: (done: number, total: number) => void;
+};
+
+/**
+ * The env the curve plays on: the built-in env in-process when the hub env is one of ours at the
+ * version this code serves and needs no imported dataset (no hub in the way of a plot); otherwise the
+ * local hub's gateway, as training does.
+ */
+export function curveEnvSpec(recipe: Recipe): string {
+  const ref = parseEnvRef(recipe.env);
+  const builtin = ref?.owner === "edgegym" ? findBuiltin(ref.name) : undefined;
+  if (builtin && builtin.version === ref?.version && recipe.data.length === 0) return `local:${builtin.name}`;
+  return `hub://${recipe.env}`;
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * The curve stage: the SFT checkpoint (iteration 0) and each planned RL checkpoint play tasks
+ * 0..n−1 of the curve's split once, greedily, with the evaluation's step and token limits. curve.json
+ * is rewritten after every point, so a rerun evaluates only the points it lacks; changing the curve's
+ * split, n or env starts it over. A checkpoint that is not on disk is recorded as absent, not retried.
+ */
+export async function runCurveStage(opts: CurveStageOptions): Promise<Result<CurveFile>> {
+  const { recipe, runDir, state, io } = opts;
+  const curve = recipe.curve;
+  if (!curve) return err("the recipe has no curve");
+  if (!state.sft) return err("the curve needs the SFT stage");
+  const plan = curvePlan(recipe.rl.iterations, recipe.segment, recipe.rl.checkpointEvery, curve.every);
+  const targets = [
+    { iteration: 0, checkpoint: state.sft.checkpoint },
+    ...plan.points.flatMap((p) => {
+      const segment = state.segments[p.segment - 1];
+      return segment
+        ? [{ iteration: p.iteration, checkpoint: join(segment.dir, "checkpoints", p.name) }]
+        : [];
+    }),
+  ];
+  const previous = await readCurve(runDir);
+  const same = previous?.env === recipe.env && previous.split === curve.split && previous.n === curve.n;
+  const file: CurveFile = {
+    env: recipe.env,
+    split: curve.split,
+    n: curve.n,
+    every: curve.every,
+    points: same ? previous.points : [],
+    absent: same ? previous.absent : [],
+  };
+  const todo = targets.filter(
+    (t) => !file.points.some((p) => p.iteration === t.iteration) && !file.absent.includes(t.iteration),
+  );
+  if (todo.length === 0) {
+    await writeCurve(runDir, file);
+    return ok(file);
+  }
+  const spec = curveEnvSpec(recipe);
+  const backend = await startBackend(recipe.rl.backend ?? recipe.sft.backend, io);
+  if (!backend.ok) return backend;
+  const connected = await connectEnv(spec, 16, process.env, opts.hub);
+  if (!connected.ok) return connected;
+  const { client, manifest } = connected.value;
+  try {
+    const n = Math.min(curve.n, manifest.splits[curve.split] ?? 0);
+    if (n === 0) return err(`${spec} has no ${curve.split} tasks`);
+    io.log(
+      `stage curve: ${todo.length} of ${targets.length} points (iterations ${todo.map((t) => t.iteration).join(", ")}), greedy on ${curve.split} tasks 0..${n - 1} of ${spec}`,
+    );
+    let done = targets.length - todo.length;
+    opts.progress(done, targets.length);
+    for (const t of todo) {
+      opts.stopIfAsked();
+      if (!(await exists(join(t.checkpoint, "config.json")))) {
+        io.log(`curve: iteration ${t.iteration}: no checkpoint at ${t.checkpoint}; left out`);
+        file.absent = [...file.absent, t.iteration].sort((a, b) => a - b);
+        await writeCurve(runDir, file);
+        continue;
+      }
+      const t0 = performance.now();
+      const policy = await loadPolicy(t.checkpoint, {}, 1, io);
+      if (!policy.ok) return policy;
+      let point: CurvePoint;
+      try {
+        const { trajectories } = await runRollouts(
+          policy.value.model,
+          policy.value.tokenizer,
+          client,
+          {
+            split: curve.split,
+            tasks: Array.from({ length: n }, (_, i) => i),
+            groupSize: 1,
+            maxLive: 32,
+            maxSteps: recipe.eval.maxSteps,
+            maxNewTokens: recipe.eval.maxNewTokens,
+            temperature: 0,
+            topP: 1,
+            seed: 1,
+            renderTools: false,
+          },
+          manifest.tools,
+        );
+        // As in the hub's aggregate: every task counts, an episode the env could not run is a failure.
+        const successes = trajectories.filter((x) => x.failure === undefined && x.success).length;
+        point = {
+          iteration: t.iteration,
+          checkpoint: t.checkpoint,
+          success: successes / n,
+          successes,
+          n,
+          failures: trajectories.filter((x) => x.failure !== undefined).length,
+          seconds: Math.round((performance.now() - t0) / 100) / 10,
+        };
+      } finally {
+        policy.value.model.dispose();
+      }
+      file.points = [...file.points, point].sort((a, b) => a.iteration - b.iteration);
+      await writeCurve(runDir, file);
+      io.log(
+        `curve: iteration ${point.iteration}: success ${point.success.toFixed(3)} (${point.successes}/${n}${point.failures > 0 ? `, ${point.failures} infra failures` : ""}) in ${point.seconds} s`,
+      );
+      opts.progress(++done, targets.length);
+    }
+  } finally {
+    await client.close();
+  }
+  return ok(file);
+}

@@ -1,0 +1,144 @@
+import type { FinishedRun } from "./results-table.js";
+
+/**
+ * Method names as runs recorded them, read as today's: runs before the method registry wrote PPO as
+ * its advantage estimator, `"gae"`.
+ */
+const LEGACY_METHODS: Readonly<Record<string, string>> = { gae: "ppo" };
+export const methodOf = (algorithm: string) => LEGACY_METHODS[algorithm] ?? algorithm;
+
+/** A success rate over n episodes, as a count and its binomial standard error. */
+export type Rate = { successes: number; n: number; p: number; se: number };
+
+/** `successes` of `n` with its binomial standard error sqrt(p(1−p)/n). */
+export function rate(successes: number, n: number): Rate {
+  const p = n > 0 ? successes / n : 0;
+  return { successes, n, p, se: n > 0 ? Math.sqrt((p * (1 - p)) / n) : 0 };
+}
+
+/** The hub's success rate times n, as the whole number of episodes it counted solved. */
+const solved = (successRate: number, n: number) => Math.round(successRate * n);
+
+/** RL minus SFT, the standard error of that difference, and how many of them it is. */
+export type Difference = { d: number; se: number; k: number; beats: boolean };
+
+/**
+ * p_rl − p_sft with the standard error of a difference of independent proportions,
+ * sqrt(p1(1−p1)/n1 + p2(1−p2)/n2); RL beats SFT when the difference is at least 2 of them (with a
+ * zero standard error, both rates are 0 or 1 and any positive difference beats).
+ */
+export function difference(rl: Rate, sft: Rate): Difference {
+  const d = rl.p - sft.p;
+  const se = Math.sqrt(rl.se ** 2 + sft.se ** 2);
+  const k = se > 0 ? d / se : d > 0 ? Number.POSITIVE_INFINITY : 0;
+  return { d, se, k, beats: se > 0 ? d >= 2 * se : d > 0 };
+}
+
+/** One RL seed of a group: its run folder and its own hub evaluation (undefined until it finished). */
+export type SeedRun = { dir: string; seed: number; rl?: Rate & { runId: string }; stopped?: string };
+
+/** Runs of one env and method from one SFT policy that differ only in the RL seed. */
+export type Group = {
+  /** The evaluated env (`owner/name@version`) and, when training ran elsewhere, that env. */
+  env: string;
+  trainEnv?: string;
+  method: string;
+  /** The SFT checkpoint every seed started from. */
+  sftCheckpoint: string;
+  sft?: Rate & { runId: string };
+  seeds: SeedRun[];
+  /** Over every finished seed's episodes: n is the sum of the seeds' n. */
+  pooled?: Rate;
+  vsSft?: Difference;
+  backends: string[];
+  runs: FinishedRun[];
+};
+
+/**
+ * What must be equal for two runs to be seeds of one experiment: the evaluated env, the method, the
+ * SFT policy itself (its checkpoint folder: `--reuse` adopts the source run's, so every seed names
+ * the same one), and every RL, segment and evaluation setting but the seed.
+ */
+function groupKey(r: FinishedRun): string {
+  const { seed: _seed, algorithm, ...rl } = r.recipe.rl;
+  return JSON.stringify({
+    env: r.recipe.env,
+    trainEnv: r.recipe.trainEnv,
+    method: methodOf(algorithm),
+    sft: r.state.sft?.checkpoint,
+    rl,
+    segment: r.recipe.segment,
+    eval: r.recipe.eval,
+  });
+}
+
+/** The runs with an SFT stage, grouped by `groupKey`, each group's seeds pooled and compared with SFT. */
+export function poolSeeds(runs: readonly FinishedRun[]): Group[] {
+  const byKey = new Map<string, FinishedRun[]>();
+  for (const r of runs) {
+    if (!r.state.sft) continue;
+    const key = groupKey(r);
+    byKey.set(key, [...(byKey.get(key) ?? []), r]);
+  }
+  const groups = [...byKey.values()].map((members) => {
+    const first = members[0] as FinishedRun;
+    const evalSft = members.find((r) => r.state.evalSft)?.state.evalSft;
+    const seeds: SeedRun[] = members
+      .map((r): SeedRun => {
+        const e = r.state.evalRl;
+        const stopped = r.state.failure ? `${r.state.failure.stage}: ${r.state.failure.error}` : undefined;
+        return {
+          dir: r.dir,
+          seed: r.recipe.rl.seed,
+          ...(e
+            ? {
+                rl: {
+                  ...rate(solved(e.aggregate.successRate, e.aggregate.n), e.aggregate.n),
+                  runId: e.runId,
+                },
+              }
+            : {}),
+          ...(stopped !== undefined ? { stopped } : {}),
+        };
+      })
+      .sort((a, b) => a.seed - b.seed || a.dir.localeCompare(b.dir));
+    const done = seeds.flatMap((s) => (s.rl ? [s.rl] : []));
+    const pooled =
+      done.length > 0
+        ? rate(
+            done.reduce((a, s) => a + s.successes, 0),
+            done.reduce((a, s) => a + s.n, 0),
+          )
+        : undefined;
+    const sft = evalSft
+      ? {
+          ...rate(solved(evalSft.aggregate.successRate, evalSft.aggregate.n), evalSft.aggregate.n),
+          runId: evalSft.runId,
+        }
+      : undefined;
+    const group: Group = {
+      env: first.recipe.env,
+      ...(first.recipe.trainEnv ? { trainEnv: first.recipe.trainEnv } : {}),
+      method: methodOf(first.recipe.rl.algorithm),
+      sftCheckpoint: first.state.sft?.checkpoint ?? "",
+      ...(sft ? { sft } : {}),
+      seeds,
+      ...(pooled ? { pooled } : {}),
+      ...(pooled && sft ? { vsSft: difference(pooled, sft) } : {}),
+      backends: [...new Set(members.flatMap((r) => (r.state.backend ? [r.state.backend] : [])))].sort(),
+      runs: members,
+    };
+    return group;
+  });
+  return groups.sort((a, b) => a.env.localeCompare(b.env) || a.method.localeCompare(b.method));
+}
+
+/** "beats SFT by 2.3 s.e." or "does not beat SFT (+0.010, 0.4 s.e.)". */
+export function verdict(v: Difference): string {
+  const k = Number.isFinite(v.k) ? `${v.k.toFixed(1)} s.e.` : "s.e. 0";
+  return v.beats ? `beats SFT by ${k}` : `does not beat SFT (${k})`;
+}
+
+/** `+0.050 ± 0.024`: a difference and its standard error, signed. */
+export const fmtDifference = (v: Difference) =>
+  `${v.d >= 0 ? "+" : "−"}${Math.abs(v.d).toFixed(3)} ± ${v.se.toFixed(3)}`;
