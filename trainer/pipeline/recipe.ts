@@ -6,6 +6,7 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { parseConfig } from "../config/parse-config.js";
 import { TrainFields, withMethod } from "../rl/config.js";
 import { SftConfig } from "../sft/sft-config.js";
+import { CurveConfig, curvePlan } from "./curve.js";
 
 /** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
 export const RECIPES_DIR = resolve(import.meta.dirname, "../../recipes");
@@ -61,11 +62,28 @@ export const Recipe = z.strictObject({
     })
     .strict()
     .default({ split: "test", n: 100, maxSteps: 4, maxNewTokens: 64 }),
+  /**
+   * A learning curve after the evaluations (trainer/pipeline/curve.ts), e.g.
+   * `{ "every": 10, "n": 200, "split": "test" }`: the SFT policy and the RL checkpoints at every
+   * multiple of `every` play tasks 0..n−1 of `split` greedily in-process, with `eval`'s step and token
+   * limits; `curve.json` in the run folder holds each point. Unset: no curve. It does not enter
+   * `--reuse`'s comparisons, and adding it to a run folder's recipe resumes that folder.
+   */
+  curve: CurveConfig.optional(),
 });
 export type Recipe = z.infer<typeof Recipe>;
 
 export function parseRecipe(json: unknown, name = "recipe"): Result<Recipe> {
-  return parseConfig(Recipe, json, name);
+  const parsed = parseConfig(Recipe, json, name);
+  if (!parsed.ok || !parsed.value.curve) return parsed;
+  // Each curve point needs an RL checkpoint, and segments save them at their own iteration numbers.
+  const r = parsed.value;
+  const curve = parsed.value.curve;
+  const { missing } = curvePlan(r.rl.iterations, r.segment, r.rl.checkpointEvery, curve.every);
+  if (missing.length === 0) return parsed;
+  return err(
+    `${name}: curve.every: RL iteration${missing.length > 1 ? "s" : ""} ${missing.slice(0, 3).join(", ")} will have no checkpoint (segment ${r.segment}, rl.checkpointEvery ${r.rl.checkpointEvery}); make every a multiple of segment, or segment a multiple of every and rl.checkpointEvery a divisor of every`,
+  );
 }
 
 /** The recipe names in `dir` (file names without `.json`), sorted. */
