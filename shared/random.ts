@@ -42,3 +42,17 @@ export function hashString(s: string): number {
   }
   return h >>> 0;
 }
+
+/**
+ * A seed for stream `index` of `seed` (murmur3's finaliser over both): the sampler gives every batch
+ * row its own stream, so a row's tokens do not depend on which other rows share its batch or thread.
+ */
+export function mixSeed(seed: number, index: number): number {
+  let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 1, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { rng } from "../../shared/random.js";
+import { mixSeed, type Rng, rng } from "../../shared/random.js";
 import {
   attention,
   type Linear,
@@ -211,7 +211,8 @@ export async function generate(
   const budget = Math.min(opts.maxNewTokens, c.contextLength - longest);
   if (budget < 0)
     throw new RangeError(`prompt of ${longest} tokens exceeds contextLength ${c.contextLength}`);
-  const random = rng(opts.seed);
+  // One stream per row: a row's tokens do not depend on which rows share its batch (or its thread).
+  const randoms = prompts.map((_, i) => rng(opts.rowSeeds?.[i] ?? mixSeed(opts.seed, i)));
   const stops = new Set(opts.stopIds);
   const unique = new Map<string, number>();
   const uniquePrompts: (readonly number[])[] = [];
@@ -247,6 +248,7 @@ export async function generate(
         // A finished row stays in the batch until a quarter of it is done; it feeds its stop id again
         // and nothing it would sample is kept, since its turn is over.
         if (result.finished[row]) return (result.tokens[row] as number[]).at(-1) as number;
+        const random = randoms[row] as Rng;
         const d = drawToken(values, at * c.vocabSize, c.vocabSize, opts.temperature, opts.topP, random);
         (result.tokens[row] as number[]).push(d.token);
         (result.logprobs[row] as number[]).push(d.logprob);

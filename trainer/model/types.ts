@@ -111,8 +111,13 @@ export interface SampleOptions {
   topP: number;
   /** Generation stops for a sequence after it emits one of these (the id is kept in `tokens`). */
   stopIds: readonly number[];
-  /** Same seed, same prompts, same weights: same tokens. */
+  /**
+   * Same seed, same prompts, same weights: same tokens. Row i draws from its own stream,
+   * mixSeed(seed, i), so its tokens do not depend on the other rows of the batch.
+   */
   seed: number;
+  /** Each row's stream seed, overriding mixSeed(seed, i) (a batch split across threads keeps its rows' streams). */
+  rowSeeds?: readonly number[];
   /**
    * Budget of one prefill pass in float32 elements (see `passCost`); prompts beyond it are prefilled
    * in several passes, so a batch of long prompts does not hold every row's attention at once.

@@ -1,0 +1,146 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mixSeed } from "../../shared/random.js";
+import { initBackend } from "../backend/backend.js";
+import { createModel } from "../model/create-model.js";
+import type { PolicyModel, SampleOptions } from "../model/types.js";
+import { createAdam } from "../optim/optimizer-step.js";
+import { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
+import { PolicyPool } from "./policy-pool.js";
+import { sftPassLoss, sftShards, sftStepParallel } from "./sft-shard.js";
+import { shardGradients } from "./shard-task.js";
+import { readWeights } from "./weight-sync.js";
+
+const TINY = { vocabSize: 32, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 48 };
+
+function tiny(seed: number): PolicyModel {
+  const made = createModel({ ...TINY, valueHead: true }, { seed });
+  if (!made.ok) throw new Error(made.error);
+  return made.value;
+}
+
+// Six prompts of different lengths, two of them repeated (a GRPO group shares its prompt).
+const PROMPTS = [
+  [1, 2, 3],
+  [4, 5, 6, 7, 8],
+  [1, 2, 3],
+  [9, 10],
+  [11, 12, 13, 14, 15, 16, 17],
+  [9, 10],
+];
+const OPTS: SampleOptions = { maxNewTokens: 12, temperature: 1, topP: 1, stopIds: [31], seed: 7 };
+
+// Rows of different lengths, learned tokens (mask 1) after a prompt, padding after the row's end.
+const BATCH: SftBatch = {
+  ids: [
+    [1, 2, 3, 4, 5, 6, 0, 0],
+    [7, 8, 9, 10, 11, 0, 0, 0],
+    [12, 13, 14, 15, 16, 17, 18, 19],
+    [20, 21, 22, 0, 0, 0, 0, 0],
+  ],
+  targets: [
+    [2, 3, 4, 5, 6, 7, 0, 0],
+    [8, 9, 10, 11, 12, 0, 0, 0],
+    [13, 14, 15, 16, 17, 18, 19, 20],
+    [21, 22, 23, 0, 0, 0, 0, 0],
+  ],
+  mask: [
+    [0, 0, 1, 1, 1, 1, 0, 0],
+    [0, 0, 1, 1, 1, 0, 0, 0],
+    [0, 0, 0, 1, 1, 1, 1, 1],
+    [0, 1, 1, 0, 0, 0, 0, 0],
+  ],
+};
+
+function expectAllClose(a: readonly Float32Array[], b: readonly Float32Array[], tolerance: number) {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  a.forEach((x, i) => {
+    x.forEach((v, j) => {
+      worst = Math.max(worst, Math.abs(v - ((b[i] as Float32Array)[j] as number)));
+    });
+  });
+  expect(worst).toBeLessThanOrEqual(tolerance);
+}
+
+describe("PolicyPool on wasm: two threads give one thread's results", () => {
+  let model: PolicyModel;
+  let pool: PolicyPool;
+
+  beforeAll(async () => {
+    const ready = await initBackend("wasm");
+    if (!ready.ok) throw new Error(ready.error);
+    model = tiny(11);
+    pool = await PolicyPool.start(2, "wasm", { policy: model });
+  }, 60_000);
+
+  afterAll(async () => {
+    await pool?.close();
+    model?.dispose();
+  });
+
+  it("samples the same tokens for a seed, each row from its own stream", async () => {
+    expect(pool.size).toBe(2);
+    const alone = await model.sample(PROMPTS, OPTS);
+    const split = await pool.sample(PROMPTS, OPTS);
+    expect(split.tokens).toEqual(alone.tokens);
+    expect(split.finished).toEqual(alone.finished);
+    split.logprobs.forEach((row, r) => {
+      row.forEach((lp, t) => {
+        expect(lp).toBeCloseTo(alone.logprobs[r]?.[t] as number, 5);
+      });
+    });
+    // A row alone, given its stream, draws what it drew in the batch.
+    const row4 = await model.sample([PROMPTS[4] as number[]], { ...OPTS, rowSeeds: [mixSeed(OPTS.seed, 4)] });
+    expect(row4.tokens[0]).toEqual(alone.tokens[4]);
+    // The seed matters: another one draws other tokens.
+    const other = await pool.sample(PROMPTS, { ...OPTS, seed: 8 });
+    expect(other.tokens).not.toEqual(alone.tokens);
+  });
+
+  it("sums the shards' gradients to the one-thread gradient of the batch", async () => {
+    const shards = sftShards(pool, BATCH);
+    expect(shards).toHaveLength(2);
+    const split = await pool.gradients(sftPassLoss, shards);
+    const whole = shardGradients({ policy: model }, sftPassLoss.loss, shards.flat());
+    const names = model.trainableVariables.map((v) => v.name);
+    // The value head takes no part in the SFT loss, so neither way gives it a gradient.
+    const reached = names.filter((n, i) => whole.grads[i] !== null && n in split.grads);
+    expect(reached).toHaveLength(names.length - 2);
+    expectAllClose(
+      reached.map((n) => split.grads[n]?.dataSync() as Float32Array),
+      reached.map((n) => whole.grads[names.indexOf(n)]?.dataSync() as Float32Array),
+      1e-5,
+    );
+    expect(split.notes.loss).toBeCloseTo(whole.notes.loss as number, 5);
+    // Each pass weighted by its share of the 4 + 3 + 5 + 2 = 14 learned tokens: the sum is the batch's
+    // token mean, as one pass over the whole batch computes it.
+    const onePass = tf.tidy(
+      () =>
+        maskedNll(
+          model.logprobsOf(
+            tf.tensor2d(BATCH.ids, undefined, "int32"),
+            tf.tensor2d(BATCH.targets, undefined, "int32"),
+          ),
+          tf.tensor2d(BATCH.mask),
+        ).dataSync()[0],
+    );
+    expect(split.notes.loss).toBeCloseTo(onePass as number, 5);
+    tf.dispose([...Object.values(split.grads), ...whole.grads.filter((g): g is tf.Tensor => g !== null)]);
+  });
+
+  it("takes the same optimizer step and sends the new weights before sampling again", async () => {
+    const twin = tiny(11);
+    expectAllClose(readWeights(twin), readWeights(model), 0);
+    const one = sftStep(twin, createAdam({ learningRate: 0.01 }), BATCH, { maxGradNorm: 1 });
+    const two = await sftStepParallel(pool, createAdam({ learningRate: 0.01 }), BATCH, { maxGradNorm: 1 });
+    expect(two.tokens).toBe(one.tokens);
+    expect(two.loss).toBeCloseTo(one.loss, 5);
+    expect(two.gradNorm).toBeCloseTo(one.gradNorm, 5);
+    expectAllClose(readWeights(model), readWeights(twin), 1e-5);
+    const alone = await twin.sample(PROMPTS, OPTS);
+    const split = await pool.sample(PROMPTS, OPTS);
+    expect(split.tokens).toEqual(alone.tokens);
+    twin.dispose();
+  });
+});
