@@ -4,7 +4,14 @@ import { TrainConfig } from "../rl/config.js";
 import { useCpu } from "../testing/test-backend.js";
 import { advantageEstimators, policyLosses } from "./index.js";
 import { ESTIMATOR_CRITICS } from "./names.js";
-import { METHOD_ALIASES, METHODS, type Method, type MethodName, resolveMethod } from "./registry.js";
+import {
+  METHOD_ALIASES,
+  METHODS,
+  type Method,
+  type MethodName,
+  resolveMethod,
+  sameMethod,
+} from "./registry.js";
 
 beforeAll(useCpu);
 afterEach(() => {
@@ -109,6 +116,14 @@ describe("the method registry", () => {
     // A run folder's config.json from before: every field resolved, PPO spelled "gae".
     const saved = { ...base, algorithm: "gae", lambda: 0.95, clipLow: 0.2, clipHigh: 0.28 };
     expect(TrainConfig.parse(saved)).toEqual({ ...saved, algorithm: "ppo" });
+  });
+
+  it("a checkpoint of an older PPO run counts as the same method (its Adam moments carry over)", () => {
+    expect(sameMethod("gae", "ppo")).toBe(true);
+    expect(sameMethod("ppo", "ppo")).toBe(true);
+    expect(sameMethod("grpo", "ppo")).toBe(false);
+    // An SFT checkpoint records no method.
+    expect(sameMethod(undefined, "grpo")).toBe(false);
   });
 
   it("refuses an unknown method, naming the field", () => {

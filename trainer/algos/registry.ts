@@ -126,6 +126,14 @@ export function resolveMethod(
   return { ...method, name: canonical, critic: ESTIMATOR_CRITICS[method.estimator] };
 }
 
+/**
+ * Whether a recorded method name (a checkpoint's `meta.algorithm`, perhaps an older spelling) is the
+ * method `name`.
+ */
+export function sameMethod(recorded: unknown, name: string): boolean {
+  return typeof recorded === "string" && resolveMethod(recorded)?.name === name;
+}
+
 /** The config values a method supplies: its loss, its aggregation and its defaults. */
 export function methodConfig(method: Method): Record<string, unknown> {
   return { policyLoss: method.policyLoss, aggregation: method.aggregation, ...method.defaults };

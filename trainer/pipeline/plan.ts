@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
+import { resolveMethod } from "../algos/registry.js";
 import type { Recipe } from "./recipe.js";
 
 /** A finished hub evaluation of one policy. */
@@ -101,6 +102,7 @@ export async function loadState(
   }
   const parsed = JobState.safeParse(JSON.parse(text));
   if (!parsed.success) return err(`${runDir}/state.json is not a run state; use --fresh to start over`);
+  parsed.data.resolved = withCurrentMethodName(parsed.data.resolved);
   // The curve only reads finished stages: adding or changing it resumes the folder with the new recipe.
   const withoutCurve = (r: unknown) => JSON.stringify({ ...(r as object), curve: undefined });
   if (withoutCurve(parsed.data.resolved) !== withoutCurve(recipe) || parsed.data.recipe !== name)
@@ -108,6 +110,17 @@ export async function loadState(
       `${runDir} was begun with another recipe; use --fresh to start over or --out for a new folder`,
     );
   return ok({ ...parsed.data, resolved: recipe });
+}
+
+/**
+ * A stored recipe with its RL method under today's name: runs begun before the method registry
+ * (trainer/algos/registry.ts) recorded PPO as "gae", which the recipe schema now reads as "ppo".
+ */
+function withCurrentMethodName(resolved: unknown): unknown {
+  const rl = (resolved as { rl?: { algorithm?: unknown } } | null | undefined)?.rl;
+  if (typeof rl?.algorithm !== "string") return resolved;
+  const algorithm = resolveMethod(rl.algorithm)?.name ?? rl.algorithm;
+  return { ...(resolved as object), rl: { ...rl, algorithm } };
 }
 
 /** Writes state.json atomically (temp file + rename), so an interrupt never leaves half a file. */

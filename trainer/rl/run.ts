@@ -1,4 +1,5 @@
 import { err, ok, type Result } from "../../shared/result.js";
+import { sameMethod } from "../algos/registry.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
@@ -53,7 +54,7 @@ export async function runTraining(
   // cover fewer variables (no value head) and its learning rate is SFT's.
   const resumed = policy.value.checkpoint;
   const optimizer =
-    resumed?.optimizer && resumed.meta.algorithm === config.algorithm
+    resumed?.optimizer && sameMethod(resumed.meta.algorithm, config.algorithm)
       ? resumed.optimizer
       : createAdam({ learningRate: config.lr });
   const ref = config.klCoef > 0 ? await referencePolicy(config, model, io) : undefined;
