@@ -1,19 +1,30 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { DEFAULT_METHOD, METHOD_ALIASES, METHODS } from "../algos/registry.js";
 import { resolveTrainConfig } from "../rl/config.js";
 import { iterationProgress } from "./progress.js";
 import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 
 const NAMED = ["env", "init", "algorithm", "iterations", "out", "backend", "seed", "split"] as const;
 
+/** `--algorithm`'s help: every method of trainer/algos/registry.ts, what it is, and the older names. */
+const METHODS_HELP = `RL method (default ${DEFAULT_METHOD}): ${[
+  ...Object.entries(METHODS).map(([name, m]) => `${name} (${m.summary})`),
+  ...Object.entries(METHOD_ALIASES).map(([old, name]) => `${old} (read as ${name})`),
+].join("; ")}`;
+
 /** `edgegym train`: RL from a checkpoint (usually an `edgegym sft` result) or from scratch. */
 export function registerTrain(program: Command): void {
   program
     .command("train")
-    .description("RL against an environment (GRPO, Dr.GRPO, RLOO, REINFORCE++, GAE/PPO, StepPO)")
+    .description(
+      `RL against an environment (${Object.values(METHODS)
+        .map((m) => m.label)
+        .join(", ")})`,
+    )
     .option("--env <env>", "env URL, hub://owner/name@version or local:<name>")
     .option("--init <checkpoint>", "checkpoint folder to start from")
-    .option("--algorithm <name>", "advantage estimator")
+    .option("--algorithm <name>", METHODS_HELP)
     .option("--iterations <n>", "RL iterations")
     .option("--split <split>", "task split")
     .option("--out <dir>", "run folder")
