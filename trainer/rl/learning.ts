@@ -116,10 +116,8 @@ export async function learningProbe(
   }
   record("sft", await successRate(sft));
 
-  for (const overrides of [
-    { algorithm: "grpo" },
-    { algorithm: "steppo", policyLoss: "gspo", clipLow: 3e-3, clipHigh: 4e-3 },
-  ]) {
+  // StepPO brings its GSPO loss and clip range 3e-3/4e-3 (trainer/algos/registry.ts).
+  for (const overrides of [{ algorithm: "grpo" }, { algorithm: "steppo" }]) {
     const copy = frozenCopy(sft, 1);
     if (!copy.ok) throw new Error(copy.error);
     const config = TrainConfig.parse({ lr: opts.lr, ppoEpochs: opts.ppoEpochs, ...overrides });
