@@ -1,7 +1,12 @@
+import { z } from "zod";
 import { err, ok, type Result } from "../../shared/result.js";
 import type { ModelConfig } from "./types.js";
 
-/** The reference shapes of the benchmark: small enough to train on two CPU cores. */
+/**
+ * Every field of a model config, for whatever a caller leaves out (`createModel` with a partial
+ * config, the tests' small models, a Hugging Face config's missing fields): the benchmark's reference
+ * shapes, small enough to train on two CPU cores.
+ */
 export const DEFAULT_MODEL_CONFIG: ModelConfig = {
   arch: "qwen2",
   vocabSize: 96,
@@ -16,6 +21,37 @@ export const DEFAULT_MODEL_CONFIG: ModelConfig = {
   tieEmbeddings: true,
   valueHead: false,
 };
+
+/**
+ * The shape of a fresh byte-level model in `edgegym train`, `edgegym sft` and a recipe without `init`
+ * (the defaults of their `model` field; every other field comes from {@link DEFAULT_MODEL_CONFIG}).
+ * Half the reference width (64, d_ff 176), so RL iterations stay quick on two cores, and a longer
+ * context (384) for multi-turn episodes. These are the values those commands have always resolved
+ * to; the reference shapes stay as they are because tests and the benchmark build on them.
+ */
+export const FRESH_MODEL_SHAPE = {
+  dModel: 64,
+  nLayers: 2,
+  nHeads: 4,
+  nKvHeads: 4,
+  dFf: 176,
+  contextLength: 384,
+} as const satisfies Partial<ModelConfig>;
+
+const positiveInt = (fallback: number) => z.number().int().positive().default(fallback);
+
+/** The `model` field of the train and SFT configs: {@link FRESH_MODEL_SHAPE}, each field overridable. */
+export const ModelShape = z
+  .object({
+    dModel: positiveInt(FRESH_MODEL_SHAPE.dModel),
+    nLayers: positiveInt(FRESH_MODEL_SHAPE.nLayers),
+    nHeads: positiveInt(FRESH_MODEL_SHAPE.nHeads),
+    nKvHeads: positiveInt(FRESH_MODEL_SHAPE.nKvHeads),
+    dFf: positiveInt(FRESH_MODEL_SHAPE.dFf),
+    contextLength: positiveInt(FRESH_MODEL_SHAPE.contextLength),
+  })
+  .strict()
+  .default({ ...FRESH_MODEL_SHAPE });
 
 /** Fills defaults and checks that the shapes fit together. */
 export function resolveModelConfig(partial: Partial<ModelConfig>): Result<ModelConfig> {

@@ -3,20 +3,8 @@ import type { Result } from "../../shared/result.js";
 import { LOSS_AGGREGATIONS, POLICY_LOSSES } from "../algos/names.js";
 import { DEFAULT_METHOD, METHODS, methodNames, withMethodDefaults } from "../algos/registry.js";
 import { resolveConfig } from "../config/parse-config.js";
+import { ModelShape } from "../model/config.js";
 import { BACKENDS } from "../model/types.js";
-
-/** Shape of a fresh byte-level model; ignored when starting from a checkpoint. */
-export const ModelShape = z
-  .object({
-    dModel: z.number().int().positive().default(64),
-    nLayers: z.number().int().positive().default(2),
-    nHeads: z.number().int().positive().default(4),
-    nKvHeads: z.number().int().positive().default(4),
-    dFf: z.number().int().positive().default(176),
-    contextLength: z.number().int().positive().default(384),
-  })
-  .strict()
-  .default({ dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 176, contextLength: 384 });
 
 /** The fields of {@link TrainConfig}, before the method's values are applied. */
 export const TrainFields = z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ModelShape } from "../model/config.js";
 import { BACKENDS } from "../model/types.js";
-import { ModelShape } from "../rl/config.js";
 
 /** `edgegym sft`: expert demonstrations through `/v1/expert`, trained on assistant tokens only. */
 export const SftConfig = z.strictObject({
