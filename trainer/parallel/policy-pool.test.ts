@@ -7,6 +7,7 @@ import type { PolicyModel, SampleOptions } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
 import { PolicyPool } from "./policy-pool.js";
+import { scoreRows } from "./score-shard.js";
 import { sftPassLoss, sftShards, sftStepParallel } from "./sft-shard.js";
 import { shardGradients } from "./shard-task.js";
 import { readWeights } from "./weight-sync.js";
@@ -65,18 +66,21 @@ function expectAllClose(a: readonly Float32Array[], b: readonly Float32Array[], 
 
 describe("PolicyPool on wasm: two threads give one thread's results", () => {
   let model: PolicyModel;
+  let reference: PolicyModel;
   let pool: PolicyPool;
 
   beforeAll(async () => {
     const ready = await initBackend("wasm");
     if (!ready.ok) throw new Error(ready.error);
     model = tiny(11);
-    pool = await PolicyPool.start(2, "wasm", { policy: model });
+    reference = tiny(12);
+    pool = await PolicyPool.start(2, "wasm", { policy: model, reference });
   }, 60_000);
 
   afterAll(async () => {
     await pool?.close();
     model?.dispose();
+    reference?.dispose();
   });
 
   it("samples the same tokens for a seed, each row from its own stream", async () => {
@@ -142,5 +146,33 @@ describe("PolicyPool on wasm: two threads give one thread's results", () => {
     const split = await pool.sample(PROMPTS, OPTS);
     expect(split.tokens).toEqual(alone.tokens);
     twin.dispose();
+  });
+
+  it("scores rows as one pass over the batch does: logprobs, values and the reference's logprobs", async () => {
+    const lengths = BATCH.mask.map((m) => m.lastIndexOf(1) + 1);
+    const batch = { ids: BATCH.ids, targets: BATCH.targets, lengths, width: 8 };
+    const opts = { values: true, reference: true, budget: 2 ** 25 };
+    const split = await scoreRows({ pool }, batch, opts);
+    const alone = await scoreRows({ models: { policy: model, reference } }, batch, opts);
+    const ids = tf.tensor2d(BATCH.ids, undefined, "int32");
+    const targets = tf.tensor2d(BATCH.targets, undefined, "int32");
+    const ev = model.evaluate(ids, targets, { values: true });
+    const ref = reference.logprobsOf(ids, targets);
+    // Before a row's length, the one-pass results; past it, padding that no loss reads.
+    const cut = (m: number[][]) => m.map((row, r) => row.map((x, t) => (t < (lengths[r] as number) ? x : 0)));
+    for (const got of [split, alone]) {
+      const pairs: [number[][] | undefined, number[][]][] = [
+        [got.logprobs, cut(ev.logprobs.arraySync())],
+        [got.values, cut(ev.values?.arraySync() ?? [])],
+        [got.refLogprobs, cut(ref.arraySync())],
+      ];
+      for (const [a, b] of pairs)
+        expectAllClose(
+          cut(a ?? []).map((r) => Float32Array.from(r)),
+          b.map((r) => Float32Array.from(r)),
+          1e-5,
+        );
+    }
+    tf.dispose([ids, targets, ev.logprobs, ev.values as tf.Tensor, ref]);
   });
 });
