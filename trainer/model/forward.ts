@@ -1,4 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { batchMatmul, batchMatmulT } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
 import { type RopePair, type RopeTables, ropePrefix, rotateColumns } from "./rope.js";
@@ -56,8 +57,7 @@ function apply(a: tf.Tensor2D, p: Linear): tf.Tensor2D {
 
 /**
  * q, k, v for `[B, T, D]`-shaped activations `a` (given as `[B·T, D]`) with rotary tables
- * broadcastable to `[B, T, width]`. Returns q `[B, H, T, hd]`, kT `[B, KV, hd, T]` (keys transposed,
- * so scores need no transpose), v `[B, KV, T, hd]`.
+ * broadcastable to `[B, T, width]`. Returns q `[B, H, T, hd]`, k and v `[B, KV, T, hd]`.
  */
 export function qkvHeads(
   a: tf.Tensor2D,
@@ -65,7 +65,7 @@ export function qkvHeads(
   c: ModelConfig,
   batch: number,
   rope: { q: RopePair; k: RopePair },
-): { q: tf.Tensor4D; kT: tf.Tensor4D; v: tf.Tensor4D } {
+): { q: tf.Tensor4D; k: tf.Tensor4D; v: tf.Tensor4D } {
   const hd = headDim(c);
   const t = a.shape[0] / batch;
   const roped = (x: Linear, xr: Linear, table: RopePair, heads: number) =>
@@ -77,24 +77,25 @@ export function qkvHeads(
       [batch, t, heads, hd],
     );
   const q = tf.transpose(roped(p.q, p.qRot, rope.q, c.nHeads), [0, 2, 1, 3]) as tf.Tensor4D;
-  const kT = tf.transpose(roped(p.k, p.kRot, rope.k, c.nKvHeads), [0, 2, 3, 1]) as tf.Tensor4D;
+  const k = tf.transpose(roped(p.k, p.kRot, rope.k, c.nKvHeads), [0, 2, 1, 3]) as tf.Tensor4D;
   const v = tf.transpose(tf.reshape(apply(a, p.v), [batch, t, c.nKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
-  return { q, kT, v };
+  return { q, k, v };
 }
 
 /**
  * Grouped-query attention without repeating k/v: the G = H/KV query heads sharing a kv head are
- * stacked along the query axis. q `[B, H, Tq, hd]` (already scaled), kT `[B, KV, hd, Tk]`, v `[B, KV, Tk, hd]`, `mask`
- * additive and broadcastable to `[B, KV, G, Tq, Tk]`. Returns `[B·Tq, H·hd]`.
+ * stacked along the query axis. q `[B, H, Tq, hd]` (already scaled), k and v `[B, KV, Tk, hd]`, `mask`
+ * additive and broadcastable to `[B, KV, G, Tq, Tk]`. Returns `[B·Tq, H·hd]`. The batched products are
+ * {@link batchMatmulT} (scores = q·kᵀ) and {@link batchMatmul}: SIMD loops on tfjs-wasm.
  */
-export function attention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
+export function attention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
   const [b, , tq, hd] = q.shape;
-  const tk = kT.shape[3];
+  const tk = k.shape[2];
   const g = c.nHeads / c.nKvHeads;
   const qg = tf.reshape(q, [b, c.nKvHeads, g * tq, hd]);
-  const scores = tf.reshape(matmul(qg, kT), [b, c.nKvHeads, g, tq, tk]);
+  const scores = tf.reshape(batchMatmulT(qg, k), [b, c.nKvHeads, g, tq, tk]);
   const p = tf.reshape(tf.softmax(tf.add(scores, mask)), [b, c.nKvHeads, g * tq, tk]);
-  const o = tf.reshape(matmul(p, v), [b, c.nHeads, tq, hd]);
+  const o = tf.reshape(batchMatmul(p, v), [b, c.nHeads, tq, hd]);
   return tf.reshape(tf.transpose(o, [0, 2, 1, 3]), [b * tq, c.nHeads * hd]) as tf.Tensor2D;
 }
 
@@ -130,8 +131,8 @@ export function forwardHidden(w: Weights, ids: tf.Tensor2D, c: ModelConfig, r: R
   let h = embedTrainable(ids, w.embed as tf.Tensor2D);
   for (const l of w.layers) {
     const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-    const { q, kT, v } = qkvHeads(a, projections(l, r), c, b, rope);
-    h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
+    const { q, k, v } = qkvHeads(a, projections(l, r), c, b, rope);
+    h = tf.add(h, matmul(attention(q, k, v, mask, c), l.o));
     const m = rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
     h = tf.add(h, mlp(m, l));
   }

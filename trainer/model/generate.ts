@@ -1,5 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { mixSeed, type Rng, rng } from "../../shared/random.js";
+import { product } from "./batch-matmul.js";
 import {
   attention,
   type Linear,
@@ -65,10 +66,10 @@ function prefill(
     const cache: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-      const { q, kT, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
-      cache.k.push(tf.transpose(kT, [0, 1, 3, 2]) as tf.Tensor4D);
+      const { q, k, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
+      cache.k.push(k);
       cache.v.push(v);
-      h = tf.add(h, matmul(attention(q, kT, v, mask, c), l.o));
+      h = tf.add(h, matmul(attention(q, k, v, mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
     });
     const last = tf.reshape(tf.slice(tf.reshape(h, [n, length, -1]), [0, length - 1, 0], [n, 1, -1]), [
@@ -116,26 +117,17 @@ function prefillInPasses(
 }
 
 /**
- * Attention for one new token per row: q `[B, H, 1, hd]` against the cache k/v `[B, KV, S, hd]`.
- * Scores are computed as k @ qᵀ (`[B, KV, S, G]`, a narrow output) because tfjs-wasm's batched matmul
- * loop is fast for narrow outputs and slow for wide ones (q @ kᵀ is `S` wide); qᵀ is a free reshape
- * when G = 1. The cache grows along its third axis, the cheaper concat. Returns `[B, H·hd]`.
+ * Attention for one new token per row: q `[B, H, 1, hd]` against the cache k/v `[B, KV, S, hd]`, the
+ * G = H/KV query heads of a kv head as the rows of one product (q·kᵀ, then p·v: batch-matmul.ts's SIMD
+ * loops on tfjs-wasm). `mask` is `[B, 1, 1, S]`. The cache grows along its third axis, the cheaper
+ * concat. Returns `[B, H·hd]`.
  */
 function decodeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
   const [b, , , hd] = q.shape;
-  const s = k.shape[2];
   const g = c.nHeads / c.nKvHeads;
-  const qT =
-    g === 1
-      ? tf.reshape(q, [b, c.nKvHeads, hd, 1])
-      : tf.transpose(tf.reshape(q, [b, c.nKvHeads, g, hd]), [0, 1, 3, 2]);
-  const scoresT = matmul(k, qT);
-  const scores =
-    g === 1
-      ? tf.reshape(scoresT, [b, c.nKvHeads, 1, 1, s])
-      : tf.reshape(tf.transpose(scoresT, [0, 1, 3, 2]), [b, c.nKvHeads, g, 1, s]);
-  const p = tf.reshape(tf.softmax(tf.add(scores, mask)), [b, c.nKvHeads, g, s]);
-  return tf.reshape(matmul(p, v), [b, c.nHeads * hd]) as tf.Tensor2D;
+  const scores = product("nt", tf.reshape(q, [b, c.nKvHeads, g, hd]), k);
+  const p = tf.softmax(tf.add(scores, mask));
+  return tf.reshape(product("nn", p, v), [b, c.nHeads * hd]) as tf.Tensor2D;
 }
 
 /** One decode step for every row: appends to the cache and returns the next logits. */
@@ -154,16 +146,13 @@ function decodeStep(
     const n = tokens.length;
     const rope = ropeRows(r, positions);
     const keys = keyMask.length / n;
-    const mask = tf.tensor(keyMask, [n, 1, 1, 1, keys]);
+    const mask = tf.tensor(keyMask, [n, 1, 1, keys]);
     let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;
     const next: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
-      const { q, kT, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
-      const kc = tf.concat(
-        [cache.k[i] as tf.Tensor4D, tf.reshape(kT, [n, c.nKvHeads, 1, -1])],
-        2,
-      ) as tf.Tensor4D;
+      const { q, k, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
+      const kc = tf.concat([cache.k[i] as tf.Tensor4D, k], 2) as tf.Tensor4D;
       const vc = tf.concat([cache.v[i] as tf.Tensor4D, v], 2);
       next.k.push(kc);
       next.v.push(vc);

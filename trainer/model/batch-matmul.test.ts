@@ -1,0 +1,88 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../backend/backend.js";
+import { batchMatmul, batchMatmulT, product } from "./batch-matmul.js";
+import { instantiateSimd } from "./simd-module.js";
+
+const swap = (x: tf.Tensor) => tf.transpose(x, [0, 1, 3, 2]);
+const maxDiff = (x: tf.Tensor, y: tf.Tensor) => tf.tidy(() => tf.max(tf.abs(tf.sub(x, y))).dataSync()[0]);
+
+beforeAll(async () => {
+  const backend = await initBackend("wasm");
+  if (!backend.ok) throw new Error(backend.error);
+});
+afterAll(async () => {
+  await tf.setBackend("wasm");
+});
+
+describe("SIMD batched products on tfjs-wasm", () => {
+  it("loads the SIMD module into tfjs-wasm's memory and runs products there", async () => {
+    const memory = (tf.backend() as unknown as { wasm: { asm: { memory: WebAssembly.Memory } } }).wasm.asm
+      .memory;
+    expect(instantiateSimd(memory)).not.toBeNull();
+    const a = tf.ones([1, 2, 3, 4]);
+    const info = await tf.profile(() => product("nt", a, a));
+    expect(info.kernels.map((k) => k.name)).toEqual(["EdgegymBatchMatMul"]);
+  });
+
+  it("computes a small product by hand in each mode", () => {
+    // a = [[1, 2, 3, 4]], b = [[1, 1, 1, 1], [0, 1, 0, 1]]:
+    // a·bᵀ = [[1+2+3+4, 2+4]] = [[10, 6]].
+    const a = tf.tensor4d([[[[1, 2, 3, 4]]]]);
+    const b = tf.tensor4d([
+      [
+        [
+          [1, 1, 1, 1],
+          [0, 1, 0, 1],
+        ],
+      ],
+    ]);
+    expect(Array.from(product("nt", a, b).dataSync())).toEqual([10, 6]);
+    // bᵀ·b is 4×4 (tn); its row i is Σ_r b[r, i]·b[r, :] = [1,1,1,1] + (i odd ? [0,1,0,1] : 0).
+    expect(Array.from(product("tn", b, b).dataSync())).toEqual([
+      1, 1, 1, 1, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2, 1, 2,
+    ]);
+    // [[10, 6]]·b (nn) = 10·[1,1,1,1] + 6·[0,1,0,1] = [10, 16, 10, 16].
+    expect(Array.from(product("nn", tf.tensor4d([[[[10, 6]]]]), b).dataSync())).toEqual([10, 16, 10, 16]);
+  });
+
+  // Widths that take the 4- and 16-lane loops and ones that fall back to tf.matMul (k or n not ÷ 4).
+  const shapes = [
+    { m: 96, k: 32, n: 96 },
+    { m: 1, k: 32, n: 37 },
+    { m: 5, k: 6, n: 12 },
+    { m: 7, k: 8, n: 5 },
+  ];
+  it.each(shapes)("matches tf.matMul up to float rounding for m=$m k=$k n=$n", ({ m, k, n }) => {
+    const a = tf.randomNormal([2, 3, m, k], 0, 1, "float32", 1);
+    const b = tf.randomNormal([2, 3, k, n], 0, 1, "float32", 2);
+    const bt = tf.randomNormal([2, 3, n, k], 0, 1, "float32", 3);
+    const at = tf.randomNormal([2, 3, k, m], 0, 1, "float32", 4);
+    expect(maxDiff(product("nn", a, b), tf.matMul(a, b))).toBeLessThan(1e-4);
+    expect(maxDiff(product("nt", a, bt), tf.matMul(a, swap(bt)))).toBeLessThan(1e-4);
+    expect(maxDiff(product("tn", at, b), tf.matMul(swap(at), b))).toBeLessThan(1e-4);
+  });
+
+  it("gives the gradients of tf.matMul", () => {
+    const a = tf.randomNormal([2, 2, 12, 8], 0, 1, "float32", 5);
+    const b = tf.randomNormal([2, 2, 8, 16], 0, 1, "float32", 6);
+    const w = tf.randomNormal([2, 2, 12, 16], 0, 1, "float32", 7);
+    const loss = (f: (x: tf.Tensor, y: tf.Tensor) => tf.Tensor) => (x: tf.Tensor, y: tf.Tensor) =>
+      tf.sum(tf.mul(f(x, y), w));
+    const want = tf.grads(loss((x, y) => tf.matMul(x, y)))([a, b]);
+    const got = tf.grads(loss((x, y) => batchMatmul(x, y)))([a, b]);
+    const gotT = tf.grads(loss((x, y) => batchMatmulT(x, swap(y))))([a, b]);
+    for (const g of [got, gotT]) {
+      expect(maxDiff(g[0] as tf.Tensor, want[0] as tf.Tensor)).toBeLessThan(1e-4);
+      expect(maxDiff(g[1] as tf.Tensor, want[1] as tf.Tensor)).toBeLessThan(1e-4);
+    }
+  });
+
+  it("is tf.matMul itself on the cpu backend", async () => {
+    await tf.setBackend("cpu");
+    const a = tf.randomNormal([1, 2, 5, 8], 0, 1, "float32", 8);
+    const b = tf.randomNormal([1, 2, 6, 8], 0, 1, "float32", 9);
+    expect(maxDiff(product("nt", a, b), tf.matMul(a, swap(b)))).toBe(0);
+    await tf.setBackend("wasm");
+  });
+});

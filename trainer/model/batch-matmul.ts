@@ -1,0 +1,120 @@
+import * as tf from "@tensorflow/tfjs-core";
+import "@tensorflow/tfjs-backend-wasm";
+import { instantiateSimd, type SimdKernels } from "./simd-module.js";
+
+/**
+ * Batched products for attention (`[..., m, k]` operands with the same batch axes) with gradients.
+ * On tfjs-wasm they run in {@link instantiateSimd}'s f32x4 loops inside tfjs's own memory (tfjs sends
+ * batched products to a scalar loop at ≈2 GFLOP/s); elsewhere, or for shapes those loops do not take,
+ * they are tf.matMul with explicit transposes, as before.
+ */
+
+const KERNEL = "EdgegymBatchMatMul";
+type Mode = "nn" | "nt" | "tn";
+
+interface WasmBackendInternals {
+  wasm: { asm: { memory: WebAssembly.Memory } };
+  dataIdMap: { get(id: tf.DataId): { memoryOffset: number } };
+  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
+}
+
+const bound = new WeakMap<WebAssembly.Memory, SimdKernels | null>();
+function kernelsOf(backend: WasmBackendInternals): SimdKernels | null {
+  const memory = backend.wasm?.asm?.memory;
+  if (!(memory instanceof WebAssembly.Memory)) return null;
+  if (!bound.has(memory)) bound.set(memory, instantiateSimd(memory));
+  return bound.get(memory) ?? null;
+}
+
+/** Output rows, columns and the shared length of a product in `mode`. */
+function dims(mode: Mode, a: readonly number[], b: readonly number[]): { m: number; n: number; k: number } {
+  const [ar, ac] = a.slice(-2) as [number, number];
+  const [br, bc] = b.slice(-2) as [number, number];
+  if (mode === "nn") return { m: ar, k: ac, n: bc };
+  if (mode === "nt") return { m: ar, k: ac, n: br };
+  return { m: ac, k: ar, n: bc };
+}
+
+/** Whether the SIMD loops take this product: lanes need 4 | the vectorised length. */
+const simdShape = (mode: Mode, d: { n: number; k: number }) =>
+  mode === "nt" ? d.k % 4 === 0 : d.n % 4 === 0;
+
+tf.registerKernel({
+  kernelName: KERNEL,
+  backendName: "wasm",
+  kernelFunc: ({ inputs, backend, attrs }) => {
+    const be = backend as unknown as WasmBackendInternals;
+    const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+    const mode = (attrs as { mode: Mode }).mode;
+    const { m, n, k } = dims(mode, a.shape, b.shape);
+    const batchShape = a.shape.slice(0, -2);
+    const batch = batchShape.reduce((x, y) => x * y, 1);
+    const out = be.makeOutput([...batchShape, m, n], "float32");
+    const simd = kernelsOf(be) as SimdKernels;
+    const [pa, pb, po] = [a, b, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
+      number,
+      number,
+      number,
+    ];
+    const aBatch = 4 * m * k;
+    const bBatch = 4 * n * k;
+    if (mode === "nt") {
+      const dot = n % 4 === 0 ? simd.dot4 : simd.dot1;
+      dot(pa, pb, po, batch, m, n, 4 * k, aBatch, bBatch, 4 * k, 4 * k);
+    } else {
+      const axpy = n % 16 === 0 ? simd.axpy4 : simd.axpy1;
+      // nn: A[i, k] at i·k + k; tn: A is [k, m] and A[i, k] (its transpose) at k·m + i.
+      const [aRow, aCol] = mode === "nn" ? [4 * k, 4] : [4, 4 * m];
+      axpy(pa, pb, po, batch, m, 4 * n, k, aBatch, bBatch, aRow, aCol, 4 * n);
+    }
+    return out;
+  },
+});
+
+/** Swaps the last two axes. */
+function transposeLast(x: tf.Tensor): tf.Tensor {
+  const perm = x.shape.map((_, i) => i);
+  const n = perm.length;
+  [perm[n - 2], perm[n - 1]] = [perm[n - 1] as number, perm[n - 2] as number];
+  return tf.transpose(x, perm);
+}
+
+/** One product without a gradient: the SIMD kernel when it applies, else tf.matMul. */
+export function product(mode: Mode, a: tf.Tensor, b: tf.Tensor): tf.Tensor {
+  if (a.shape.length !== b.shape.length || a.shape.slice(0, -2).some((d, i) => d !== b.shape[i]))
+    throw new Error(`batch axes differ: ${a.shape} and ${b.shape}`);
+  const d = dims(mode, a.shape, b.shape);
+  const useSimd =
+    tf.getBackend() === "wasm" &&
+    simdShape(mode, d) &&
+    kernelsOf(tf.backend() as unknown as WasmBackendInternals) !== null;
+  if (useSimd) return tf.engine().runKernel(KERNEL, { a, b }, { mode }) as tf.Tensor;
+  // Unflagged products, as tfjs-wasm's flagged ones are slower still (see matmul.ts).
+  if (mode === "nn") return tf.matMul(a, b);
+  if (mode === "nt") return tf.matMul(a, transposeLast(b));
+  return tf.matMul(transposeLast(a), b);
+}
+
+/** a @ b for `[..., m, k]` and `[..., k, n]`, with dA = dY·bᵀ and dB = aᵀ·dY. */
+export const batchMatmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: product("nn", a, b),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sa, sb] = saved as [tf.Tensor, tf.Tensor];
+      return [product("nt", dy, sb), product("tn", sa, dy)];
+    },
+  };
+}) as never) as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T;
+
+/** a @ bᵀ for `[..., m, k]` and `[..., n, k]`, with dA = dY·b and dB = dYᵀ·a. */
+export const batchMatmulT = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: product("nt", a, b),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sa, sb] = saved as [tf.Tensor, tf.Tensor];
+      return [product("nn", dy, sb), product("tn", dy, sa)];
+    },
+  };
+}) as never) as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T;

@@ -1,0 +1,227 @@
+/**
+ * A small WebAssembly SIMD module with batched matrix products, emitted as bytes here (no toolchain at
+ * build or run time). It imports tfjs-wasm's own memory, so it reads and writes tensors where they lie.
+ *
+ * Why: tfjs-backend-wasm sends only unbatched 2-D products to XNNPACK; a batched one (attention's
+ * `[B·H, T, hd]` products) takes a scalar triple loop at ≈2 GFLOP/s, which was half of a training
+ * step. These loops use f32x4 lanes. Every output element is still a sum over k, so results equal
+ * tfjs's up to float associativity.
+ */
+
+const I32 = 0x7f;
+const V128 = 0x7b;
+
+const uleb = (n: number): number[] => {
+  const out: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+  return out;
+};
+const sleb = (n: number): number[] => {
+  const out: number[] = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) return [...out, byte];
+    out.push(byte | 0x80);
+  }
+};
+const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
+const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
+const text = (s: string): number[] => vec([...s].map((c) => [c.charCodeAt(0)]));
+
+// Instructions: a few opcodes of the core and SIMD sets (memarg = alignment 2^2, then the offset).
+const get = (i: number) => [0x20, ...uleb(i)];
+const set = (i: number) => [0x21, ...uleb(i)];
+const i32 = (n: number) => [0x41, ...sleb(n)];
+const ADD = [0x6a];
+const MUL = [0x6c];
+const simd = (op: number) => [0xfd, ...uleb(op)];
+const f32Load = (offset: number) => [0x2a, 2, ...uleb(offset)];
+const f32Store = (offset: number) => [0x38, 2, ...uleb(offset)];
+const F32_ADD = [0x92];
+const vLoad = (offset: number) => [...simd(0), 2, ...uleb(offset)];
+const vStore = (offset: number) => [...simd(11), 2, ...uleb(offset)];
+const V_ZERO = [...simd(12), ...Array<number>(16).fill(0)];
+const SPLAT = simd(19);
+const lane = (n: number) => [...simd(31), n];
+const V_ADD = simd(228);
+const V_MUL = simd(230);
+
+/** `for (v = 0; v < limit; v += step) body`, with `limit` a local. */
+const loop = (v: number, limit: number, step: number, body: number[]): number[] => [
+  ...i32(0),
+  ...set(v),
+  ...[0x02, 0x40, 0x03, 0x40], // block, loop
+  ...[...get(v), ...get(limit), 0x4f, 0x0d, 1], // br_if (v >= limit) out of the block
+  ...body,
+  ...[...get(v), ...i32(step), ...ADD, ...set(v)],
+  ...[0x0c, 0, 0x0b, 0x0b], // br to the loop, end, end
+];
+/** `dst = a + b·c` (i32 locals). */
+const mulAdd = (dst: number, a: number, b: number, c: number) => [
+  ...[...get(a), ...get(b), ...get(c), ...MUL, ...ADD],
+  ...set(dst),
+];
+/** `dst += by` (i32 locals). */
+const bump = (dst: number, by: number) => [...get(dst), ...get(by), ...ADD, ...set(dst)];
+const times = (n: number, f: (i: number) => number[]) => Array.from({ length: n }, (_, i) => f(i)).flat();
+
+interface Kernel {
+  name: string;
+  params: number;
+  locals: number[][];
+  body: number[];
+}
+
+/**
+ * `axpy{width}(A, B, OUT, batch, m, nBytes, k, aBatch, bBatch, aRow, aCol, bRow)`:
+ * out[t, i, j] = Σ_k A[t, i, k]·B[t, k, j], out contiguous. A's element (i, k) is at
+ * `A + t·aBatch + i·aRow + k·aCol` (so Aᵀ·B needs no transpose), B's row k at `B + t·bBatch + k·bRow`.
+ * Columns go in blocks of 4·width lanes: each A element is broadcast and multiplied into `width`
+ * vectors of a B row. nBytes must be a multiple of 16·width.
+ */
+function axpy(width: number): Kernel {
+  const [A, B, OUT, BATCH, M, NB, K, AB, BB, AR, AC, BR] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+  const [t, i, j, k, a, b, o, ap, bp] = [12, 13, 14, 15, 16, 17, 18, 19, 20];
+  const x = 21;
+  const acc = (n: number) => 22 + n;
+  const inner = [
+    ...[...get(ap), ...f32Load(0), ...SPLAT, ...set(x)],
+    ...times(width, (n) => [
+      ...get(acc(n)),
+      ...get(x),
+      ...get(bp),
+      ...vLoad(16 * n),
+      ...V_MUL,
+      ...V_ADD,
+      ...set(acc(n)),
+    ]),
+    ...bump(ap, AC),
+    ...bump(bp, BR),
+  ];
+  const block = [
+    ...times(width, (n) => [...V_ZERO, ...set(acc(n))]),
+    ...mulAdd(ap, a, i, AR),
+    ...[...get(b), ...get(j), ...ADD, ...set(bp)],
+    ...loop(k, K, 1, inner),
+    ...times(width, (n) => [...get(o), ...get(acc(n)), ...vStore(16 * n)]),
+    ...[...get(o), ...i32(16 * width), ...ADD, ...set(o)],
+  ];
+  const body = [
+    ...[...get(OUT), ...set(o)],
+    ...loop(t, BATCH, 1, [
+      ...mulAdd(a, A, t, AB),
+      ...mulAdd(b, B, t, BB),
+      ...loop(i, M, 1, loop(j, NB, 16 * width, block)),
+    ]),
+  ];
+  return {
+    name: `axpy${width}`,
+    params: 12,
+    locals: [
+      [9, I32],
+      [1 + width, V128],
+    ],
+    body,
+  };
+}
+
+/**
+ * `dot{width}(A, B, OUT, batch, m, n, kBytes, aBatch, bBatch, aRow, bRow)`:
+ * out[t, i, j] = Σ_k A[t, i, k]·B[t, j, k] (A·Bᵀ), out contiguous, A's row i at
+ * `A + t·aBatch + i·aRow`, B's row j at `B + t·bBatch + j·bRow`. Four partial sums per lane, added
+ * pairwise at the end; `width` rows of B share each load of A. n must be a multiple of width and
+ * kBytes of 16.
+ */
+function dot(width: number): Kernel {
+  const [A, B, OUT, BATCH, M, N, KB, AB, BB, AR, BR] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  const [t, i, j, k, a, b, o, ar] = [11, 12, 13, 14, 15, 16, 17, 18];
+  const row = (n: number) => 19 + n;
+  const x = 19 + width;
+  const acc = (n: number) => 20 + width + n;
+  const inner = [
+    ...[...get(ar), ...get(k), ...ADD, ...vLoad(0), ...set(x)],
+    ...times(width, (n) => [
+      ...[...get(acc(n)), ...get(x), ...get(row(n)), ...get(k), ...ADD, ...vLoad(0)],
+      ...[...V_MUL, ...V_ADD, ...set(acc(n))],
+    ]),
+  ];
+  const hsum = (n: number) => [
+    ...[...get(acc(n)), ...lane(0), ...get(acc(n)), ...lane(1), ...F32_ADD],
+    ...[...get(acc(n)), ...lane(2), ...get(acc(n)), ...lane(3), ...F32_ADD, ...F32_ADD],
+  ];
+  const rows = [
+    ...times(width, (n) => [...V_ZERO, ...set(acc(n))]),
+    ...mulAdd(row(0), b, j, BR),
+    ...times(width - 1, (n) => [...get(row(n)), ...get(BR), ...ADD, ...set(row(n + 1))]),
+    ...loop(k, KB, 16, inner),
+    ...times(width, (n) => [...get(o), ...hsum(n), ...f32Store(4 * n)]),
+    ...[...get(o), ...i32(4 * width), ...ADD, ...set(o)],
+  ];
+  const body = [
+    ...[...get(OUT), ...set(o)],
+    ...loop(t, BATCH, 1, [
+      ...mulAdd(a, A, t, AB),
+      ...mulAdd(b, B, t, BB),
+      ...loop(i, M, 1, [...mulAdd(ar, a, i, AR), ...loop(j, N, width, rows)]),
+    ]),
+  ];
+  return {
+    name: `dot${width}`,
+    params: 11,
+    locals: [
+      [8 + width, I32],
+      [1 + width, V128],
+    ],
+    body,
+  };
+}
+
+/** The module's bytes: `(import "env" "memory" (memory 0))` and the kernels, exported by name. */
+export function simdModuleBytes(): Uint8Array<ArrayBuffer> {
+  const kernels = [axpy(1), axpy(4), dot(1), dot(4)];
+  const types = kernels.map((f) => [0x60, ...vec(Array.from({ length: f.params }, () => [I32])), 0]);
+  const bytes = [
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, vec(types)),
+    ...section(2, vec([[...text("env"), ...text("memory"), 0x02, 0x00, 0x00]])),
+    ...section(3, vec(kernels.map((_, i) => uleb(i)))),
+    ...section(7, vec(kernels.map((f, i) => [...text(f.name), 0x00, ...uleb(i)]))),
+    ...section(
+      10,
+      vec(
+        kernels.map((f) => {
+          const code = [
+            ...vec(f.locals.map(([n, type]) => [...uleb(n as number), type as number])),
+            ...f.body,
+            0x0b,
+          ];
+          return [...uleb(code.length), ...code];
+        }),
+      ),
+    ),
+  ];
+  return new Uint8Array(bytes);
+}
+
+export interface SimdKernels {
+  axpy1: (...args: number[]) => void;
+  axpy4: (...args: number[]) => void;
+  dot1: (...args: number[]) => void;
+  dot4: (...args: number[]) => void;
+}
+
+/** The kernels bound to `memory`, or null where WebAssembly SIMD is unavailable. */
+export function instantiateSimd(memory: WebAssembly.Memory): SimdKernels | null {
+  try {
+    const module = new WebAssembly.Module(simdModuleBytes());
+    return new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as SimdKernels;
+  } catch {
+    return null;
+  }
+}
