@@ -13,7 +13,7 @@ import type { StartSession, Trajectory } from "../rollout/types.js";
 import type { RunIO } from "../run/run-io.js";
 import { EvalConfig, type EvalSummary, leaderboardName } from "./eval-config.js";
 import { writeEvalRun } from "./eval-output.js";
-import { HubEvalRun } from "./hub-eval.js";
+import { evaluateOnHub } from "./hub-eval.js";
 import { openAIClient, runRemoteEpisodes } from "./openai-policy.js";
 import { failureLines } from "./policy-failure.js";
 import { describeToolFormat } from "./tool-format.js";
@@ -42,39 +42,38 @@ export async function runEval(
   const tasks = Array.from({ length: Math.min(config.n, manifest.splits[config.split] ?? 0) }, (_, i) => i);
   try {
     if (tasks.length === 0) return err(await emptySplitReason(client, manifest, config.split));
-    let run: HubEvalRun | undefined;
-    if (config.upload && target !== undefined) {
-      const created = await HubEvalRun.create(hubFromEnv(env), {
-        env: target,
-        split: config.split,
-        tasks: { indices: tasks },
-        model: { name: leaderboardName(config) },
-      });
-      if (!created.ok) return created;
-      run = created.value;
-      io.log(`hub evaluation run: ${run.id}`);
-    }
     let ended = 0;
     const progress = () => onEpisode(++ended, tasks.length);
-    const episodes = await runEpisodes(config, io, client, manifest, tasks, run?.start, progress);
-    if (!episodes.ok) return episodes;
-    let summary = summarise(config, episodes.value, manifest.reward.min);
-    if (run !== undefined) {
-      const uploaded = await run.upload(episodes.value);
-      if (!uploaded.ok) return uploaded;
-      const finished = await run.finish();
-      if (!finished.ok) return finished;
-      summary = {
-        ...summary,
-        hub: {
-          run: run.id,
-          ...uploaded.value,
-          verified: finished.value?.verified ?? 0,
-          successRate: finished.value?.successRate ?? 0,
-        },
-      };
+    const play = (start?: StartSession) => runEpisodes(config, io, client, manifest, tasks, start, progress);
+    if (!config.upload || target === undefined) {
+      const episodes = await play();
+      if (!episodes.ok) return episodes;
+      const summary = summarise(config, episodes.value, manifest.reward.min);
+      if (config.out !== undefined) await writeEvalRun(config.out, config, summary, episodes.value);
+      return ok(summary);
     }
-    if (config.out !== undefined) await writeEvalRun(config.out, config, summary, episodes.value);
+    const body = {
+      env: target,
+      split: config.split,
+      tasks: { indices: tasks },
+      model: { name: leaderboardName(config) },
+    };
+    const evaluated = await evaluateOnHub(hubFromEnv(env), body, (run) => {
+      io.log(`hub evaluation run: ${run.id}`);
+      return play(run.start);
+    });
+    if (!evaluated.ok) return evaluated;
+    const { runId, trajectories, uploaded, aggregate } = evaluated.value;
+    const summary: EvalSummary = {
+      ...summarise(config, trajectories, manifest.reward.min),
+      hub: {
+        run: runId,
+        ...uploaded,
+        verified: aggregate?.verified ?? 0,
+        successRate: aggregate?.successRate ?? 0,
+      },
+    };
+    if (config.out !== undefined) await writeEvalRun(config.out, config, summary, trajectories);
     return ok(summary);
   } finally {
     await client.close();

@@ -113,6 +113,44 @@ export class HubEvalRun {
   }
 }
 
+/** What a finished hub evaluation gives back: the run, its episodes, the upload's counts and the hub's aggregate. */
+export type HubEvaluation = {
+  runId: string;
+  trajectories: Trajectory[];
+  uploaded: { accepted: number; rejected: number; rejections: string[] };
+  /** The hub's verdict on the verified receipts (null when the hub closed the run without one). */
+  aggregate: EvalAggregate | null;
+};
+
+/**
+ * The one hub-evaluation flow, for `edgegym eval --upload` and the pipeline's eval stages: create the
+ * run (`body` fixes env, split and tasks), let `play` roll out the episodes on the run's sessions,
+ * upload their receipts, finish. How episodes are played (local model, remote policy, which client)
+ * is the caller's; tasks without a verified receipt count as failures in the hub's aggregate.
+ */
+export async function evaluateOnHub(
+  hub: HubTarget,
+  body: CreateEval,
+  play: (run: { id: string; start: StartSession }) => Promise<Result<Trajectory[]>>,
+): Promise<Result<HubEvaluation>> {
+  const created = await HubEvalRun.create(hub, body);
+  if (!created.ok) return created;
+  const run = created.value;
+  const trajectories = await play({ id: run.id, start: run.start });
+  if (!trajectories.ok) return trajectories;
+  // Episodes cut by maxSteps end without a receipt: the hub counts their tasks as failures.
+  const uploaded = await run.upload(trajectories.value);
+  if (!uploaded.ok) return uploaded;
+  const aggregate = await run.finish();
+  if (!aggregate.ok) return aggregate;
+  return ok({
+    runId: run.id,
+    trajectories: trajectories.value,
+    uploaded: uploaded.value,
+    aggregate: aggregate.value,
+  });
+}
+
 /** A verifying upload of 256 episodes takes the hub a while; no call may hang a run for ever. */
 const HUB_EVAL_CALL_TIMEOUT_MS = 120_000;
 

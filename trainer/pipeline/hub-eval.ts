@@ -2,7 +2,7 @@ import type { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
-import { HubEvalRun } from "../eval/hub-eval.js";
+import { evaluateOnHub } from "../eval/hub-eval.js";
 import type { PolicyModel, Tokenizer } from "../model/types.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { Trajectory } from "../rollout/types.js";
@@ -31,8 +31,9 @@ export type HubEvalResult = {
 };
 
 /**
- * A hub evaluation run of a local policy: create the run (the hub fixes tasks 0..n−1), play each
- * task once greedily on hub-issued sessions, upload the receipts, finish. Tasks without a verified
+ * A hub evaluation run of a local policy through the one flow (`evaluateOnHub`: create the run, the
+ * hub fixing tasks 0..n−1; play; upload the receipts; finish), each task played once greedily on
+ * hub-issued sessions. Tasks without a verified
  * receipt (cut by maxSteps, unreachable env) count as failures in the hub's aggregate.
  */
 export async function runHubEval(
@@ -40,51 +41,41 @@ export async function runHubEval(
   policy: { model: PolicyModel; tokenizer: Tokenizer },
   opts: HubEvalOptions,
 ): Promise<Result<HubEvalResult>> {
-  const created = await HubEvalRun.create(hubRef, {
+  const body = {
     env: opts.env,
     split: opts.split,
     tasks: { count: opts.n },
     model: opts.model,
     public: true,
-  });
-  if (!created.ok) return created;
-  const run = created.value;
-  const transport = await resolveEnv(`hub://${opts.env}`, {
-    connections: 16,
-    hub: hubRef,
-  });
-  if (!transport.ok) return transport;
-  const client = new EnvClient(transport.value, { concurrency: 16 });
-  let trajectories: Trajectory[];
-  try {
-    const out = await runRollouts(policy.model, policy.tokenizer, client, {
-      split: opts.split,
-      tasks: Array.from({ length: opts.n }, (_, i) => i),
-      groupSize: 1,
-      maxLive: 32,
-      maxSteps: opts.maxSteps,
-      maxNewTokens: opts.maxNewTokens,
-      temperature: 0,
-      topP: 1,
-      seed: 1,
-      renderTools: false,
-      start: run.start,
+  };
+  const evaluated = await evaluateOnHub(hubRef, body, async (run) => {
+    const transport = await resolveEnv(`hub://${opts.env}`, {
+      connections: 16,
+      hub: hubRef,
     });
-    trajectories = out.trajectories;
-  } finally {
-    await client.close();
-  }
-  // Episodes cut by maxSteps end without a receipt: the hub counts their tasks as failures.
-  const uploaded = await run.upload(trajectories);
-  if (!uploaded.ok) return uploaded;
-  const aggregate = await run.finish();
-  if (!aggregate.ok) return aggregate;
-  if (!aggregate.value) return err(`eval run ${run.id} finished without an aggregate`);
-  return ok({
-    runId: run.id,
-    aggregate: aggregate.value,
-    rejected: uploaded.value.rejected,
-    rejections: uploaded.value.rejections,
-    trajectories,
+    if (!transport.ok) return transport;
+    const client = new EnvClient(transport.value, { concurrency: 16 });
+    try {
+      const out = await runRollouts(policy.model, policy.tokenizer, client, {
+        split: opts.split,
+        tasks: Array.from({ length: opts.n }, (_, i) => i),
+        groupSize: 1,
+        maxLive: 32,
+        maxSteps: opts.maxSteps,
+        maxNewTokens: opts.maxNewTokens,
+        temperature: 0,
+        topP: 1,
+        seed: 1,
+        renderTools: false,
+        start: run.start,
+      });
+      return ok(out.trajectories);
+    } finally {
+      await client.close();
+    }
   });
+  if (!evaluated.ok) return evaluated;
+  const { runId, aggregate, uploaded, trajectories } = evaluated.value;
+  if (!aggregate) return err(`eval run ${runId} finished without an aggregate`);
+  return ok({ runId, aggregate, rejected: uploaded.rejected, rejections: uploaded.rejections, trajectories });
 }
