@@ -5,6 +5,8 @@
  * vocab 96, d_model 128, 2 layers, 4 heads, sequence 96, batch 8 (SwiGLU width 352 ≈ the 4·d ReLU MLP's
  * parameter count). The `_per_cpu_s` figures divide by the CPU time this process used, which is the
  * fairer single-thread number when other processes share the cores (load_average is printed too).
+ * Then, when a python with torch is found (tests/bench/torch-peer.ts), the PyTorch peer runs the same
+ * shapes back to back on 1 and 2 threads, and `ratios` gives torch / edgegym (`--no-peer` skips it).
  */
 
 import { loadavg } from "node:os";
@@ -16,6 +18,7 @@ import { createModel } from "../../trainer/model/create-model.js";
 import type { ModelConfig } from "../../trainer/model/types.js";
 import { createAdam } from "../../trainer/optim/optimizer-step.js";
 import { sftStep } from "../../trainer/sft/sft-step.js";
+import { findTorchPython, INSTALL_HINT, type PeerResult, runTorchPeer } from "./torch-peer.js";
 
 const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch: number }> = {
   reference: {
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     "sample-batch": { type: "string", default: "64" },
     "prompt-len": { type: "string", default: "32" },
     "new-tokens": { type: "string", default: "64" },
+    "no-peer": { type: "boolean", default: false },
   },
 });
 
@@ -85,17 +89,47 @@ const sampleSeconds = (performance.now() - started) / 1000;
 const sampleCpu = cpuSeconds(cpu);
 const sampled = out.tokens.reduce((a, t) => a + t.length, 0);
 
+const ours = {
+  train_tokens_per_s: Math.round((steps * preset.batch * preset.seq) / trainSeconds),
+  sample_tokens_per_s: Math.round(sampled / sampleSeconds),
+  train_tokens_per_cpu_s: Math.round((steps * preset.batch * preset.seq) / trainCpu),
+  sample_tokens_per_cpu_s: Math.round(sampled / sampleCpu),
+};
+const loadAverage = loadavg().map((x) => Math.round(x * 10) / 10);
+
+// The PyTorch peer, back to back: same config, same work. Ratios are torch / edgegym; the 1-thread
+// ratio uses CPU seconds on both sides, the 2-thread one wall time (edgegym's figure is one process).
+let peer: PeerResult | null = null;
+const python = values["no-peer"] ? null : findTorchPython();
+if (!values["no-peer"] && python === null) console.error(INSTALL_HINT);
+if (python !== null)
+  peer = runTorchPeer(python, model.config, {
+    batch: preset.batch,
+    seq: preset.seq,
+    sampleBatch: prompts.length,
+    promptLen: Number(values["prompt-len"]),
+    newTokens: opts.maxNewTokens,
+  });
+const ratio = (x: number | undefined, y: number) =>
+  x === undefined ? null : Math.round((x / y) * 100) / 100;
+const one = peer?.threads["1"];
+const two = peer?.threads["2"];
+
 console.log(
   JSON.stringify({
     backend: backend.value.name,
     model: { preset: values.preset, ...model.config },
-    train_tokens_per_s: Math.round((steps * preset.batch * preset.seq) / trainSeconds),
-    sample_tokens_per_s: Math.round(sampled / sampleSeconds),
-    train_tokens_per_cpu_s: Math.round((steps * preset.batch * preset.seq) / trainCpu),
-    sample_tokens_per_cpu_s: Math.round(sampled / sampleCpu),
-    load_average: loadavg().map((x) => Math.round(x * 10) / 10),
+    ...ours,
+    load_average: loadAverage,
     train: { batch: preset.batch, seq: preset.seq, steps },
     sample: { batch: prompts.length, prompt: Number(values["prompt-len"]), new_tokens: opts.maxNewTokens },
     tensors_alive: tf.memory().numTensors,
+    peer,
+    ratios: peer && {
+      train_1_thread_cpu: ratio(one?.train_tokens_per_cpu_s, ours.train_tokens_per_cpu_s),
+      sample_1_thread_cpu: ratio(one?.sample_tokens_per_cpu_s, ours.sample_tokens_per_cpu_s),
+      train_2_threads_wall: ratio(two?.train_tokens_per_s, ours.train_tokens_per_s),
+      sample_2_threads_wall: ratio(two?.sample_tokens_per_s, ours.sample_tokens_per_s),
+    },
   }),
 );
