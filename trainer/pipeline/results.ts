@@ -1,49 +1,46 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { parseEnvRef } from "../../shared/env-ref.js";
 import { connectEnv } from "../client/connect-env.js";
+import { type CurveSeries, curveSpec, type SftLevel } from "../report/curve-plot.js";
+import { renderReport } from "../report/report.js";
 import { collectDemos } from "../rollout/demos.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-import { JobState } from "./plan.js";
-import { parseRecipe } from "./recipe.js";
-import { COLUMNS, type ExpertCell, type FinishedRun, resultsTable, timingsTable } from "./results-table.js";
+import { readCurve } from "./curve.js";
+import { curveEnvSpec } from "./curve-stage.js";
+import { distinctTasks } from "./distinct-tasks.js";
+import { type Group, poolSeeds } from "./results-pool.js";
+import {
+  COLUMNS,
+  type EnvNote,
+  type ExpertCell,
+  type ModelSize,
+  methodLabel,
+  pooledTables,
+  resultsTable,
+  timingsTable,
+} from "./results-table.js";
+import { modelSize, readRuns } from "./run-folders.js";
 
 /**
- * `npm run results [-- --runs runs --n 50 --out docs/results.md]`: docs/results.md from the run
- * folders `npm start -- --recipe <name>` left under `--runs` (each `state.json` holds the hub
- * evaluation aggregates and the stage timings), plus the expert measured now on each env in-process.
- * Nothing is filled in that a run did not record: a missing run is "not run".
+ * `npm run results [-- --runs runs --n 50 --out docs/results.md --notes <file.md>]`: docs/results.md
+ * from the run folders `npm start -- --recipe <name>` left under `--runs` (each `state.json` holds
+ * the hub evaluation aggregates and the stage timings), plus the expert measured now on each env
+ * in-process. Runs of one env and method from one SFT policy that differ only in the RL seed are
+ * pooled; each env with curve.json files gets a plot in `<out's folder>/results/`. Nothing is filled
+ * in that a run did not record: a missing run is "not run".
  */
 const { values } = parseArgs({
   options: {
     runs: { type: "string", multiple: true, default: ["runs"] },
     n: { type: "string", default: "50" },
     out: { type: "string", default: "docs/results.md" },
+    /** A markdown file whose text replaces the built-in notes (which describe the runs before issue 15). */
+    notes: { type: "string" },
   },
 });
 const n = Number(values.n);
-
-async function readRuns(dirs: readonly string[]): Promise<FinishedRun[]> {
-  const runs: FinishedRun[] = [];
-  for (const root of dirs) {
-    const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
-    for (const e of entries.filter((d) => d.isDirectory())) {
-      const dir = join(root, e.name);
-      const text = await readFile(join(dir, "state.json"), "utf8").catch(() => undefined);
-      if (text === undefined) continue;
-      const state = JobState.safeParse(JSON.parse(text));
-      const recipe = state.success ? parseRecipe(state.data.resolved) : undefined;
-      if (state.success && recipe?.ok) {
-        runs.push({ dir, state: state.data, recipe: recipe.value });
-        continue;
-      }
-      // A run the current schema cannot read (an older recipe field, say) is named, not silently lost.
-      const reason = state.success ? (recipe && !recipe.ok ? recipe.error : "") : state.error.message;
-      console.error(`results: skipped ${dir}: ${reason}`);
-    }
-  }
-  return runs.sort((a, b) => a.state.recipe.localeCompare(b.state.recipe));
-}
 
 /** The expert on tasks 0..n−1 of the train split (it refuses the test split), in-process. */
 async function expert(env: string): Promise<ExpertCell | string> {
@@ -82,7 +79,25 @@ async function expert(env: string): Promise<ExpertCell | string> {
   }
 }
 
-const runs = await readRuns(values.runs);
+const { runs, skipped: unread } = await readRuns(values.runs);
+for (const line of unread) console.error(`results: skipped ${line}`);
+const here = (path: string) => (path.startsWith(resolve(".")) ? relative(resolve("."), path) : path);
+// SFT checkpoints named relative to the repository in the table (and so in the model map's keys).
+const groups = poolSeeds(runs).map((g) => ({ ...g, sftCheckpoint: here(g.sftCheckpoint) }));
+const models = new Map<string, ModelSize>();
+for (const g of groups) {
+  const size = await modelSize(g.sftCheckpoint);
+  if (size) models.set(g.sftCheckpoint, size);
+}
+const notes = new Map<string, EnvNote>();
+const plotDir = join(dirname(values.out), "results");
+for (const env of [...new Set(groups.map((g) => g.env))]) {
+  const onEnv = groups.filter((g) => g.env === env);
+  const lines = [await tasksLine(onEnv)];
+  const plot = await plotCurves(env, onEnv);
+  if (plot) lines.push(plot);
+  notes.set(env, { lines });
+}
 const experts: ExpertCell[] = [];
 const skipped: string[] = [];
 for (const col of COLUMNS) {
@@ -97,6 +112,7 @@ for (const col of COLUMNS) {
   }
 }
 const root = resolve(".");
+const notesText = values.notes === undefined ? undefined : (await readFile(values.notes, "utf8")).trim();
 const doc = `# Results
 
 Generated by \`npm run results\` from the run folders of \`npm start -- --recipe <name>\` (${runs.length} found) on
@@ -106,12 +122,30 @@ standard error of the mean reward (n)**, with "k verified" when only k of the n 
 receipt. "not run" means no run folder holds that figure. The expert row is
 the env's own expert played in-process on train tasks 0..n−1 (the expert refuses the test split).
 
+## Seeds pooled, per env and method
+
+Runs of one env and method that start from one SFT policy (the same SFT checkpoint, shared with
+\`npm start -- --reuse <run folder>\`) and differ only in the RL seed form one row. **SFT** is the SFT
+policy's hub evaluation (success over n test tasks). **SFT+RL, seeds pooled** is the success over every
+finished seed's test episodes (n is the sum over seeds; each seed plays the same tasks 0..n−1) ± its
+standard error sqrt(p(1−p)/n). **RL − SFT** is the difference ± the standard error of the difference,
+sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), and the verdict says whether it is at least 2 of them. Every seed is
+listed on its own line with its run folder, unfinished ones with the stage they stopped in. The model
+size is read from the SFT checkpoint's config.json. Learning curves (when the recipe had \`curve\`) are
+greedy in-process plays of each saved checkpoint, not hub evaluations.
+
+${groups.length > 0 ? pooledTables(groups, models, notes) : "No run folder has an SFT stage yet."}
+
+## Each run
+
 ${resultsTable(runs, experts)}
 
 ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
 ## Notes
 
-- Every run is \`npm start -- --recipe <name>\` on this machine's two CPU cores, shared with other jobs
+${
+  notesText ??
+  `- Every run is \`npm start -- --recipe <name>\` on this machine's two CPU cores, shared with other jobs
   (the stage timings below vary with that load); the tfjs backend was wasm, the first that loaded. Each
   run folder's \`state.json\` holds the recipe exactly as it ran.
 - Where RL does not beat SFT the cell says so. The calculator recipes continue the committed base
@@ -169,7 +203,8 @@ ${skipped.length > 0 ? `${skipped.join("\n")}\n` : ""}
   now plays every procedural recipe's expert against its limits.
 - The GSM8K expert cell needs the dataset in the local SQLite file (\`npm run data -- import gsm8k
   ../shared/data/gsm8k/train.jsonl\`). The HotpotQA sample has no train split, so its expert cell
-  is empty: the expert refuses the test split.
+  is empty: the expert refuses the test split.`
+}
 
 ## Runs
 
@@ -178,4 +213,54 @@ Wall time of each stage in seconds, as the run recorded it, and the backend that
 ${timingsTable(runs.map((r) => ({ ...r, dir: r.dir.startsWith(root) ? relative(root, r.dir) : r.dir })))}
 `;
 await writeFile(values.out, doc);
+
+/** "500 test tasks (tasks 0..499 of test): 285 distinct", from the env played in-process. */
+async function tasksLine(onEnv: readonly Group[]): Promise<string> {
+  const first = onEnv[0]?.runs[0]?.recipe;
+  if (!first) return "";
+  const { split, n: count } = first.eval;
+  const spec = curveEnvSpec(first);
+  const head = `Evaluated on ${split} tasks 0..${count - 1} (n = ${count} per policy)`;
+  if (!spec.startsWith("local:"))
+    return `${head}; distinct tasks not counted (${spec} is not a built-in env here).`;
+  const d = await distinctTasks(
+    spec,
+    split,
+    Array.from({ length: count }, (_, i) => i),
+  );
+  if (!d.ok) return `${head}; distinct tasks not counted (${d.error}).`;
+  return `${head}: ${d.value.distinct} distinct tasks (distinct first observations of \`${spec}\`)${d.value.distinct < count ? ", so the n episodes repeat tasks" : ""}.`;
+}
+
+/**
+ * One plot per env from its runs' curve.json: success against RL iteration, a line per run (colour
+ * = method, dash = seed), the SFT level (the curves' iteration 0) as a rule. Returns the markdown
+ * line linking it, or undefined when no run of the env has a curve.
+ */
+async function plotCurves(env: string, onEnv: readonly Group[]): Promise<string | undefined> {
+  const series: CurveSeries[] = [];
+  const sft: SftLevel[] = [];
+  const sizes = new Set<string>();
+  for (const g of onEnv) {
+    for (const r of g.runs) {
+      const curve = await readCurve(r.dir);
+      if (!curve || curve.points.length === 0) continue;
+      sizes.add(`${curve.split} tasks 0..${curve.n - 1}`);
+      series.push({ method: methodLabel(g.method), seed: r.recipe.rl.seed, points: curve.points });
+      const zero = curve.points.find((p) => p.iteration === 0);
+      const label = `SFT${new Set(onEnv.map((x) => x.sftCheckpoint)).size > 1 ? ` (${g.sftCheckpoint.split("/").slice(-4, -2).join("/")})` : ""}`;
+      if (zero && !sft.some((l) => l.label === label)) sft.push({ label, success: zero.success });
+    }
+  }
+  if (series.length === 0) return undefined;
+  const ref = parseEnvRef(env);
+  const name = ref ? `${ref.name}-${ref.version}` : env.replaceAll("/", "-");
+  const subtitle = `greedy success on ${[...sizes].join(", ")}, in-process; grey: the SFT policy on the same tasks`;
+  const { svg, png } = await renderReport(curveSpec(series, sft, env, subtitle));
+  await mkdir(plotDir, { recursive: true });
+  await writeFile(join(plotDir, `${name}.svg`), svg);
+  await writeFile(join(plotDir, `${name}.png`), png);
+  const link = relative(dirname(values.out), join(plotDir, `${name}.png`));
+  return `Learning curves (${series.length} runs): [${name}.svg](${relative(dirname(values.out), join(plotDir, `${name}.svg`))})\n\n![${env} learning curves](${link})`;
+}
 process.stderr.write(`results: wrote ${values.out} (${runs.length} runs)\n`);
