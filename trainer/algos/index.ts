@@ -10,7 +10,6 @@ import {
 } from "./advantages.js";
 import { gae, steppo } from "./gae.js";
 import type { AdvantageEstimatorName } from "./names.js";
-import { policyLosses } from "./policy-loss.js";
 
 export * from "./advantages.js";
 export * from "./aggregate.js";
@@ -18,25 +17,23 @@ export * from "./gae.js";
 export * from "./names.js";
 export * from "./policy-loss.js";
 export * from "./process-rewards.js";
+export * from "./registry.js";
 export * from "./regularizers.js";
 export { stopGradient } from "./stop-gradient.js";
 
-type Estimator = {
-  run: (input: AdvantageInput, opts: AdvantageOptions) => AdvantageOutput;
-  /** Whether the estimator reads a value head (and so the trainer must train one). */
-  critic: "none" | "token" | "step";
-};
+/** An advantage estimator: rewards (and values, for a critic) in, advantages and value targets out. */
+export type Estimator = (input: AdvantageInput, opts: AdvantageOptions) => AdvantageOutput;
 
-/** Every advantage estimator by the name the config uses. */
+/**
+ * Every advantage estimator by its name (names.ts lists them with the critic each reads; the method
+ * registry, registry.ts, picks one per method).
+ */
 export const advantageEstimators = {
-  grpo: { run: grpo, critic: "none" },
-  "dr-grpo": { run: drGrpo, critic: "none" },
-  rloo: { run: rloo, critic: "none" },
-  "reinforce++": { run: reinforcePlusPlus, critic: "none" },
-  "reinforce++-baseline": { run: reinforcePlusPlusBaseline, critic: "none" },
-  gae: { run: gae, critic: "token" },
-  steppo: { run: steppo, critic: "step" },
+  grpo,
+  "dr-grpo": drGrpo,
+  rloo,
+  "reinforce++": reinforcePlusPlus,
+  "reinforce++-baseline": reinforcePlusPlusBaseline,
+  gae,
+  steppo,
 } as const satisfies Record<AdvantageEstimatorName, Estimator>;
-
-/** The registry the config resolves names against. */
-export const algos = { advantageEstimators, policyLosses } as const;

@@ -73,21 +73,21 @@ describe("the method registry", () => {
       });
 
       it("names an estimator and a policy loss that exist", () => {
-        expect(typeof advantageEstimators[entry.estimator].run).toBe("function");
+        expect(typeof advantageEstimators[entry.estimator]).toBe("function");
         expect(typeof policyLosses[entry.policyLoss]).toBe("function");
       });
 
       it("claims a value head exactly when its estimator reads one", () => {
         const critic = resolveMethod(name)?.critic;
         expect(critic).toBe(ESTIMATOR_CRITICS[entry.estimator]);
-        const run = () => advantageEstimators[entry.estimator].run(tinyInput(false), OPTS);
+        const run = () => advantageEstimators[entry.estimator](tinyInput(false), OPTS);
         if (critic === "none") {
           // Without values the estimator still scores the rewarded row above the other.
           const adv = run().advantages.arraySync();
           expect((adv[0]?.[1] ?? 0) > (adv[1]?.[1] ?? 0)).toBe(true);
         } else {
           expect(run).toThrow(/needs/);
-          const adv = advantageEstimators[entry.estimator].run(tinyInput(true), OPTS).advantages.arraySync();
+          const adv = advantageEstimators[entry.estimator](tinyInput(true), OPTS).advantages.arraySync();
           expect((adv[0]?.[1] ?? 0) > (adv[1]?.[1] ?? 0)).toBe(true);
         }
       });

@@ -1,0 +1,159 @@
+import * as tf from "@tensorflow/tfjs-core";
+import {
+  type AdvantageEstimatorName,
+  type AdvantageInput,
+  advantageEstimators,
+  ESTIMATOR_CRITICS,
+  klRewardPenalty,
+  placeStepRewards,
+  primeNormalise,
+  weighNegativeAdvantages,
+} from "../algos/index.js";
+import { fromFlat, type TrainBatch, toFlat } from "./batch.js";
+import type { TrainConfig } from "./config.js";
+import type { Scores } from "./score.js";
+
+/**
+ * What the update trains towards, in the batch's row layout `[R, T]`: the advantage of every trained
+ * token, and the value head's targets with the positions they apply at (every response token for
+ * GAE; each step's last prompt token for StepPO; unused without a critic).
+ */
+export type Targets = { advantages: number[][]; valueTargets: number[][]; valueMask: number[][] };
+
+export type TargetSettings = Pick<
+  TrainConfig,
+  "processRewardNorm" | "klCoef" | "klMode" | "gamma" | "lambda" | "negativeAdvantageWeight"
+>;
+
+/**
+ * Advantages and value targets of a scored batch. Estimators work per episode, on the "flat" layout
+ * (an episode's response tokens of all its steps back to back, batch.ts): rewards go there, the
+ * estimator runs there, and its outputs come back onto the rows.
+ */
+export function computeTargets(
+  batch: TrainBatch,
+  scores: Scores,
+  cfg: TargetSettings,
+  estimator: AdvantageEstimatorName,
+): Targets {
+  const flat = tf.tidy(() => {
+    const mask = tf.tensor2d(toFlat(batch, () => 1));
+    const tokenRewards = rewardsPerToken(batch, scores, cfg, mask);
+    const out = advantageEstimators[estimator](estimatorInput(batch, scores, tokenRewards, mask), {
+      gamma: cfg.gamma,
+      lambda: cfg.lambda,
+      eps: 1e-6,
+      whiten: true,
+    });
+    const advantages =
+      cfg.negativeAdvantageWeight === 1
+        ? out.advantages
+        : weighNegativeAdvantages(out.advantages, cfg.negativeAdvantageWeight);
+    return {
+      advantages: advantages.arraySync(),
+      returns: out.returns.arraySync(),
+      stepReturns: out.stepReturns?.arraySync(),
+    };
+  });
+  return {
+    advantages: fromFlat(batch, flat.advantages),
+    ...valueTargetsOf(batch, ESTIMATOR_CRITICS[estimator], fromFlat(batch, flat.returns), flat.stepReturns),
+  };
+}
+
+/**
+ * Per-token rewards [E, flatWidth]: each step's env reward at its last response token (PRIME-normalised
+ * within the group first, with `processRewardNorm: prime`), minus β·KL to the reference per token when
+ * the KL is a reward penalty.
+ */
+function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings, mask: tf.Tensor2D) {
+  const stepEnds = batch.episodes.map((e) =>
+    Array.from({ length: batch.maxSteps }, (_, k) => {
+      const span = e.spans[k];
+      if (span === undefined) return -1;
+      return (e.offsetOfStep[k] as number) + span.length - 1;
+    }),
+  );
+  let stepRewards = tf.tensor2d(
+    batch.episodes.map((e) =>
+      Array.from({ length: batch.maxSteps }, (_, k) => e.trajectory.steps[k]?.reward ?? 0),
+    ),
+  );
+  if (cfg.processRewardNorm === "prime") {
+    const stepMask = tf.tensor2d(stepEnds.map((row) => row.map((t) => (t >= 0 ? 1 : 0))));
+    stepRewards = primeNormalise(stepRewards, stepMask, groupsOf(batch));
+  }
+  const tokenRewards = placeStepRewards(
+    stepRewards,
+    tf.tensor2d(stepEnds, undefined, "int32"),
+    batch.flatWidth,
+  );
+  if (!(cfg.klCoef > 0 && cfg.klMode === "reward" && scores.refLogprobs)) return tokenRewards;
+  const ref = scores.refLogprobs;
+  const lp = tf.tensor2d(toFlat(batch, (r, t) => at(scores.logprobs, r, t)));
+  const refLp = tf.tensor2d(toFlat(batch, (r, t) => at(ref, r, t)));
+  return klRewardPenalty(tokenRewards, lp, refLp, mask, cfg.klCoef);
+}
+
+/**
+ * The estimator's input; with the value head's values, also V at every response token (GAE), V at
+ * each step's last prompt token and each token's step index (StepPO).
+ */
+function estimatorInput(
+  batch: TrainBatch,
+  scores: Scores,
+  tokenRewards: tf.Tensor2D,
+  mask: tf.Tensor2D,
+): AdvantageInput {
+  const input: AdvantageInput = { tokenRewards, mask, groups: groupsOf(batch) };
+  const values = scores.values;
+  if (!values) return input;
+  return {
+    ...input,
+    values: tf.tensor2d(toFlat(batch, (r, t) => at(values, r, t))),
+    stepValues: tf.tensor2d(
+      batch.episodes.map((e) =>
+        Array.from({ length: batch.maxSteps }, (_, k) => {
+          const span = e.spans[k];
+          return span === undefined ? 0 : at(values, span.row, span.start);
+        }),
+      ),
+    ),
+    tokenStep: tf.tensor2d(
+      toFlat(batch, (_r, _t, k) => k, -1),
+      undefined,
+      "int32",
+    ),
+  };
+}
+
+/**
+ * The value head's targets: the returns at every response token, or for a step-level critic each
+ * step's return at the step's last prompt token (where StepPO reads its value).
+ */
+function valueTargetsOf(
+  batch: TrainBatch,
+  critic: "none" | "token" | "step",
+  returns: number[][],
+  stepReturns: number[][] | undefined,
+): Pick<Targets, "valueTargets" | "valueMask"> {
+  if (critic !== "step") return { valueTargets: returns, valueMask: batch.mask };
+  const valueTargets = batch.sequences.map(() => new Array<number>(batch.width).fill(0));
+  const valueMask = batch.sequences.map(() => new Array<number>(batch.width).fill(0));
+  batch.episodes.forEach((e, ei) => {
+    e.spans.forEach((s, k) => {
+      (valueTargets[s.row] as number[])[s.start] = stepReturns?.[ei]?.[k] ?? 0;
+      (valueMask[s.row] as number[])[s.start] = 1;
+    });
+  });
+  return { valueTargets, valueMask };
+}
+
+function groupsOf(batch: TrainBatch): number[] {
+  return batch.episodes.map((e) => e.trajectory.group);
+}
+
+/** The row-layout value at position t of row r. */
+function at(m: number[][], r: number, t: number): number {
+  return m[r]?.[t] ?? 0;
+}

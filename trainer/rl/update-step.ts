@@ -1,0 +1,205 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { clipGradNorm, entropyBonus, klLoss, policyLosses, valueLoss } from "../algos/index.js";
+import { planPasses, rowsOf } from "../model/passes.js";
+import type { ModelConfig, PolicyModel } from "../model/types.js";
+import type { TrainBatch } from "./batch.js";
+import type { TrainConfig } from "./config.js";
+import type { Scores } from "./score.js";
+import type { Targets } from "./targets.js";
+
+/** The loss fields of a run's config, and whether its method trains the value head. */
+export type LossSettings = Pick<
+  TrainConfig,
+  | "policyLoss"
+  | "clipLow"
+  | "clipHigh"
+  | "dualClip"
+  | "aggregation"
+  | "klCoef"
+  | "klMode"
+  | "entropyCoef"
+  | "valueCoef"
+  | "valueClip"
+> & { critic: boolean };
+
+/** The loss settings of `cfg` for a method with or without a critic. */
+export function lossSettings(cfg: TrainConfig, critic: boolean): LossSettings {
+  const { policyLoss, clipLow, clipHigh, dualClip, aggregation } = cfg;
+  const { klCoef, klMode, entropyCoef, valueCoef, valueClip } = cfg;
+  const terms = { klCoef, klMode, entropyCoef, valueCoef, valueClip, critic };
+  return { policyLoss, clipLow, clipHigh, dualClip, aggregation, ...terms };
+}
+
+/**
+ * One pass of a minibatch's rows as plain arrays `[n, width]`, so that it can be posted to a worker
+ * thread: inputs, targets and mask, what scoring and the targets gave for these rows, and the pass's
+ * share of what each loss term averages over in the minibatch (tokens for token metrics; tokens or
+ * non-empty rows for the aggregated terms, as the aggregation counts; value tokens for the value loss).
+ */
+export type RlPassInput = {
+  ids: number[][];
+  targets: number[][];
+  mask: number[][];
+  oldLogprobs: number[][];
+  advantages: number[][];
+  refLogprobs?: number[][];
+  /** With a critic: V_old, the value targets and where they apply. */
+  value?: { old: number[][]; targets: number[][]; mask: number[][] };
+  share: { tokens: number; agg: number; value: number };
+  loss: LossSettings;
+};
+
+/** Records `weight · value` of a scalar under the metric `name` (summed over passes). */
+export type Note = (name: string, value: tf.Tensor, weight: number) => void;
+
+/**
+ * The loss of one pass, weighted by its shares so that the passes' gradients sum to the minibatch's:
+ *   L = share_agg·(L_policy + β·L_kl − entropy bonus) + share_value·c_v·L_value,
+ * the KL term only with `klMode: loss` (with `reward` it is in the advantages, and only noted here).
+ */
+export function rlPassLoss(models: { policy: PolicyModel }, input: RlPassInput, note: Note): tf.Scalar {
+  const s = input.loss;
+  const { share } = input;
+  const ids = tf.tensor2d(input.ids, undefined, "int32");
+  const targets = tf.tensor2d(input.targets, undefined, "int32");
+  const mask = tf.tensor2d(input.mask);
+  const ev = models.policy.evaluate(ids, targets, { entropy: s.entropyCoef > 0, values: s.critic });
+
+  const pl = policyLosses[s.policyLoss](
+    {
+      logprobs: ev.logprobs,
+      oldLogprobs: tf.tensor2d(input.oldLogprobs),
+      advantages: tf.tensor2d(input.advantages),
+      mask,
+    },
+    { clipLow: s.clipLow, clipHigh: s.clipHigh, dualClip: s.dualClip, aggregation: s.aggregation },
+  );
+  note("losses/policy", pl.loss, share.agg);
+  for (const [k, v] of Object.entries(pl.metrics)) note(k, v, share.tokens);
+  let loss: tf.Scalar = pl.loss;
+
+  if (s.klCoef > 0 && input.refLogprobs) {
+    const kl = klLoss(ev.logprobs, tf.tensor2d(input.refLogprobs), mask, 1, s.aggregation);
+    note("losses/kl", kl, share.agg);
+    if (s.klMode === "loss") loss = tf.add(loss, tf.mul(kl, s.klCoef));
+  }
+  if (ev.entropy) {
+    const entropy = tf.div(tf.sum(tf.mul(ev.entropy, mask)), tf.maximum(tf.sum(mask), 1));
+    note("losses/entropy", entropy, share.tokens);
+    loss = tf.add(loss, entropyBonus(ev.entropy, mask, s.entropyCoef, s.aggregation));
+  }
+  loss = tf.mul(loss, share.agg);
+
+  if (s.critic && ev.values && input.value) {
+    const v = input.value;
+    const vl = valueLoss(
+      ev.values,
+      tf.tensor2d(v.old),
+      tf.tensor2d(v.targets),
+      tf.tensor2d(v.mask),
+      s.valueClip,
+      "token-mean",
+    );
+    note("losses/value", vl, share.value);
+    loss = tf.add(loss, tf.mul(vl, s.valueCoef * share.value));
+  }
+  return loss;
+}
+
+/**
+ * The gradient of one pass's loss with respect to the policy's trainable variables, and the pass's
+ * weighted metrics. The metric scalars are kept through the tape and read after it, so nothing waits
+ * on the device in the middle of the gradient computation.
+ */
+export function passGradients(
+  policy: PolicyModel,
+  input: RlPassInput,
+): { grads: tf.NamedTensorMap; metrics: Record<string, number> } {
+  const notes: [string, tf.Tensor, number][] = [];
+  const note: Note = (name, value, weight) => {
+    notes.push([name, tf.keep(value), weight]);
+  };
+  const { grads, value } = tf.tidy(() =>
+    tf.variableGrads(() => rlPassLoss({ policy }, input, note), policy.trainableVariables as tf.Variable[]),
+  );
+  value.dispose();
+  const metrics: Record<string, number> = {};
+  for (const [name, v, weight] of notes)
+    metrics[name] = (metrics[name] ?? 0) + weight * (v.dataSync()[0] as number);
+  tf.dispose(notes.map(([, v]) => v));
+  return { grads, metrics };
+}
+
+/** Clips the minibatch's summed gradient to a global norm and applies it; returns the norm before clipping. */
+export function applyGradients(
+  optimizer: tf.Optimizer,
+  grads: tf.NamedTensorMap,
+  maxGradNorm: number,
+): number {
+  const clipped = clipGradNorm(grads, maxGradNorm);
+  optimizer.applyGradients(clipped.grads);
+  tf.dispose([...Object.values(grads), ...Object.values(clipped.grads)]);
+  return clipped.norm;
+}
+
+/** What the loss terms of a set of rows average over. */
+type Counts = { tokens: number; liveRows: number; valueTokens: number };
+
+function countsOf(rows: readonly number[], mask: number[][], valueMask: number[][]): Counts {
+  const sum = (row: number[] | undefined) => (row ?? []).reduce((a, b) => a + b, 0);
+  const out: Counts = { tokens: 0, liveRows: 0, valueTokens: 0 };
+  for (const r of rows) {
+    const n = sum(mask[r]);
+    out.tokens += n;
+    out.liveRows += n > 0 ? 1 : 0;
+    out.valueTokens += sum(valueMask[r]);
+  }
+  return out;
+}
+
+/**
+ * The minibatch `rows` as pass inputs of bounded size ({@link planPasses}), each with its share of the
+ * minibatch's counts, so that the passes' losses sum to the one-pass loss. Passes that train nothing
+ * are left out; a minibatch that trains nothing gives none.
+ */
+export function minibatchPasses(
+  data: { batch: TrainBatch; scores: Scores; targets: Targets },
+  rows: readonly number[],
+  loss: LossSettings,
+  model: ModelConfig,
+  passElements: number,
+): RlPassInput[] {
+  const { batch, scores, targets } = data;
+  const trains = (n: Counts) => n.tokens > 0 || (loss.critic && n.valueTokens > 0);
+  const total = countsOf(rows, batch.mask, targets.valueMask);
+  if (!trains(total)) return [];
+  return planPasses(batch.lengths, rows, model, passElements).flatMap((pass) => {
+    const n = countsOf(pass.rows, batch.mask, targets.valueMask);
+    if (!trains(n)) return [];
+    const tokens = n.tokens / Math.max(1, total.tokens);
+    const input: RlPassInput = {
+      ids: rowsOf(batch.ids, pass),
+      targets: rowsOf(batch.targets, pass),
+      mask: rowsOf(batch.mask, pass),
+      oldLogprobs: rowsOf(scores.logprobs, pass),
+      advantages: rowsOf(targets.advantages, pass),
+      ...(scores.refLogprobs ? { refLogprobs: rowsOf(scores.refLogprobs, pass) } : {}),
+      ...(loss.critic
+        ? {
+            value: {
+              old: rowsOf(scores.values ?? [], pass),
+              targets: rowsOf(targets.valueTargets, pass),
+              mask: rowsOf(targets.valueMask, pass),
+            },
+          }
+        : {}),
+      share: {
+        tokens,
+        agg: loss.aggregation === "token-mean" ? tokens : n.liveRows / Math.max(1, total.liveRows),
+        value: n.valueTokens / Math.max(1, total.valueTokens),
+      },
+      loss,
+    };
+    return [input];
+  });
+}
