@@ -1,4 +1,5 @@
-import type { StepRecord, Trajectory } from "../rollout/types.js";
+import { extendsPrefix } from "../rollout/prompt.js";
+import type { Trajectory } from "../rollout/types.js";
 
 /**
  * Where one step's response sits in the training layout: row `row`, response id j predicted at
@@ -49,13 +50,6 @@ export type EpisodeLayout = {
   /** Σ of the episode's response lengths. */
   length: number;
 };
-
-/** `step`'s prompt begins with `prefix` (the previous step's prompt ++ response): append mode. */
-export function extendsPrefix(prefix: readonly number[], step: StepRecord): boolean {
-  if (step.promptIds.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (step.promptIds[i] !== prefix[i]) return false;
-  return true;
-}
 
 /**
  * Lays out the trajectories that have steps and no infrastructure failure (the rest do not train),

@@ -1,5 +1,6 @@
 import type { ChatMessage, Observation, ToolSpec } from "../../shared/protocol.js";
 import type { Tokenizer } from "../model/types.js";
+import type { StepRecord } from "./types.js";
 
 /**
  * An episode's conversation and the ids the model conditions on at its current turn. Rollouts and
@@ -52,4 +53,11 @@ export function nextPrompt(
     messages: [...conv.messages, { role: "assistant", content: action }, ...next],
     promptIds: [...conv.promptIds, ...responseIds, ...after],
   };
+}
+
+/** `step`'s prompt begins with `prefix` (the previous step's prompt ++ response): append mode. */
+export function extendsPrefix(prefix: readonly number[], step: StepRecord): boolean {
+  if (step.promptIds.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (step.promptIds[i] !== prefix[i]) return false;
+  return true;
 }

@@ -1,4 +1,4 @@
-import { extendsPrefix } from "../rl/batch.js";
+import { extendsPrefix } from "../rollout/prompt.js";
 import type { Trajectory } from "../rollout/types.js";
 import type { SftBatch } from "./sft-step.js";
 
