@@ -5,6 +5,8 @@ import { matmul, matmulT } from "./matmul.js";
 import { type RopePair, type RopeTables, ropePrefix, rotateColumns } from "./rope.js";
 import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
+// Copy-free Identity and Slice kernels for tfjs-wasm (see the module).
+import "./wasm-kernels.js";
 import type { LayerWeights, Weights } from "./weights.js";
 
 /** Large negative instead of −∞ so fully masked rows (padding) stay finite. */
