@@ -1,8 +1,9 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { createModel } from "../model/create-model.js";
-import type { Checkpoint, ModelConfig, PolicyModel, Tokenizer } from "../model/types.js";
+import type { Checkpoint, ModelConfig, PolicyModel } from "../model/types.js";
 import type { RunIO } from "../run/run-io.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 
 export type Policy = { model: PolicyModel; tokenizer: Tokenizer; checkpoint?: Checkpoint };
 

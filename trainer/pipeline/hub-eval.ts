@@ -3,9 +3,10 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
 import { evaluateOnHub } from "../eval/hub-eval.js";
-import type { PolicyModel, Tokenizer } from "../model/types.js";
+import type { PolicyModel } from "../model/types.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { Trajectory } from "../rollout/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 
 export type Hub = { url: string; token: string };
 

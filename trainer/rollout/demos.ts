@@ -1,7 +1,7 @@
 import type { ToolSpec } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient } from "../client/env-client.js";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 import { Episode, promptRules } from "./episode.js";
 import type { Trajectory } from "./types.js";
 

@@ -8,7 +8,7 @@ import type {
 } from "../../shared/protocol.js";
 import { stepSuccess } from "../../shared/success.js";
 import type { InfraFailure } from "../client/env-client.js";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 import { type Conversation, firstPrompt, nextPrompt } from "./prompt.js";
 import type { StepRecord, Trajectory } from "./types.js";
 

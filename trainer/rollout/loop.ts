@@ -1,7 +1,7 @@
 import type { SessionResponse, TaskRef, ToolSpec } from "../../shared/protocol.js";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
 import type { EnvClient, InfraFailure } from "../client/env-client.js";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 import { Episode, promptRules } from "./episode.js";
 import type { Conversation } from "./prompt.js";
 import type { Generator, RolloutOptions, RolloutStats, Trajectory } from "./types.js";

@@ -1,5 +1,5 @@
 import type { ChatMessage, Observation, ToolSpec } from "../../shared/protocol.js";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 import type { StepRecord } from "./types.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { ClientStats } from "../client/env-client.js";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 import type { RolloutStats, Trajectory } from "./types.js";
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 import type { Batcher, Choice } from "./batcher.js";
 import { ChoiceText } from "./choice-text.js";
 import { fromZod, type OpenAIError, openAIError } from "./openai-error.js";

@@ -1,6 +1,6 @@
 import type { ToolCall } from "../../shared/protocol.js";
 import { parseHermesCalls, stripToolCalls } from "../../shared/tool-calls.js";
-import type { Tokenizer } from "../model/types.js";
+import type { Tokenizer } from "../tokenizer/types.js";
 
 const CALL_OPEN = "<tool_call>";
 

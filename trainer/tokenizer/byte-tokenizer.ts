@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
-import type { RenderChatOptions, SpecialIds, Tokenizer } from "../model/types.js";
+import type { RenderChatOptions, SpecialIds, Tokenizer } from "./types.js";
 
 /** Special tokens after the 256 byte values, in id order. */
 export const BYTE_SPECIALS = [

@@ -4,7 +4,7 @@ import { Template } from "@huggingface/jinja";
 import { Tokenizer as HfCore } from "@huggingface/tokenizers";
 import type { ChatMessage, ToolSpec } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import type { RenderChatOptions, SpecialIds, Tokenizer } from "../model/types.js";
+import type { RenderChatOptions, SpecialIds, Tokenizer } from "./types.js";
 
 /**
  * Stands for the model's response `i` when the template renders a conversation: the sampled ids go

@@ -1,10 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ok, type Result } from "../../shared/result.js";
-import type { Tokenizer } from "../model/types.js";
 import { ByteTokenizer } from "./byte-tokenizer.js";
 import { BYTE_TOKENIZER_NAME, byteTokenizerFiles } from "./byte-tokenizer-files.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
+import type { Tokenizer } from "./types.js";
 
 /** What checkpoints written before tokenizer.json was exported carry instead (still read). */
 const OLD_BYTE_MARKER = "EdgegymByteTokenizer";
