@@ -7,6 +7,12 @@ describe("distinct tasks", () => {
     expect(d.ok && d.value).toEqual({ distinct: 2, n: 3 });
   });
 
+  it("counts how many of them also occur among the first train tasks", async () => {
+    // Train tasks 0 and 1 are among train tasks 0..2; task 5 is not.
+    const d = await distinctTasks("local:calculator", "train", [0, 1, 5], 3);
+    expect(d.ok && d.value).toEqual({ distinct: 3, n: 3, inTrain: { checked: 3, count: 2 } });
+  });
+
   it("says why when the env cannot be played", async () => {
     const d = await distinctTasks("local:no-such-env", "test", [0]);
     expect(d.ok).toBe(false);

@@ -1,32 +1,67 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { connectEnv } from "../client/connect-env.js";
+import type { EnvClient } from "../client/env-client.js";
+
+/** Train tasks compared with the test tasks by `npm run results`: 10,000 resets take 3–6 s in-process. */
+export const TRAIN_CHECKED = 10_000;
+
+export type TaskCount = {
+  /** Tasks asked about and how many of them differ. */
+  n: number;
+  distinct: number;
+  /** How many of the distinct ones also occur among train tasks 0..checked−1 (when asked). */
+  inTrain?: { checked: number; count: number };
+};
+
+/** A task as the policy sees it: every message of its reset. */
+async function taskKeys(
+  client: EnvClient,
+  split: string,
+  tasks: readonly number[],
+): Promise<Result<Set<string>>> {
+  const seen = new Set<string>();
+  // In chunks: a reset is cheap in-process, but thousands at once would all hold a session.
+  for (let i = 0; i < tasks.length; i += 64) {
+    const chunk = tasks.slice(i, i + 64);
+    const resets = await Promise.all(chunk.map((index) => client.reset({ split, index })));
+    for (const r of resets) {
+      if (!r.ok) return err(`reset of a ${split} task failed: ${r.error.detail}`);
+      seen.add(JSON.stringify(r.value.observation.messages));
+    }
+  }
+  return ok(seen);
+}
 
 /**
- * How many of `tasks` of a split are different tasks, as the policy sees them: the number of
- * distinct first observations (every message of the reset). A low level of a procedural env draws
- * from a small space, so 500 test indices can be far fewer questions; the results table says so.
+ * How many of `tasks` of a split are different tasks, as the policy sees them (distinct first
+ * observations), and with `trainChecked` > 0, how many of those also occur among the train split's
+ * first `trainChecked` tasks. A low level of a procedural env draws from a small space, so 500 test indices
+ * can be far fewer questions, most of which RL may have trained on; the results table says so.
  * `spec` is an `--env` value (the built-in env in-process, `local:<name>`).
  */
 export async function distinctTasks(
   spec: string,
   split: string,
   tasks: readonly number[],
-): Promise<Result<{ distinct: number; n: number }>> {
+  trainChecked = 0,
+): Promise<Result<TaskCount>> {
   const connected = await connectEnv(spec, 16);
   if (!connected.ok) return connected;
-  const { client } = connected.value;
+  const { client, manifest } = connected.value;
   try {
-    const seen = new Set<string>();
-    // In chunks: a reset is cheap in-process, but thousands at once would all hold a session.
-    for (let i = 0; i < tasks.length; i += 64) {
-      const chunk = tasks.slice(i, i + 64);
-      const resets = await Promise.all(chunk.map((index) => client.reset({ split, index })));
-      for (const r of resets) {
-        if (!r.ok) return err(`${spec}: reset failed: ${r.error.detail}`);
-        seen.add(JSON.stringify(r.value.observation.messages));
-      }
-    }
-    return ok({ distinct: seen.size, n: tasks.length });
+    const keys = await taskKeys(client, split, tasks);
+    if (!keys.ok) return err(`${spec}: ${keys.error}`);
+    const count: TaskCount = { n: tasks.length, distinct: keys.value.size };
+    const size = Math.min(manifest.splits.train ?? 0, trainChecked);
+    if (size === 0) return ok(count);
+    const trainKeys = await taskKeys(
+      client,
+      "train",
+      Array.from({ length: size }, (_, i) => i),
+    );
+    if (!trainKeys.ok) return err(`${spec}: ${trainKeys.error}`);
+    const shared = [...keys.value].filter((k) => trainKeys.value.has(k)).length;
+    return ok({ ...count, inTrain: { checked: size, count: shared } });
   } finally {
     await client.close();
   }

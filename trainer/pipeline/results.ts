@@ -9,7 +9,7 @@ import { collectDemos } from "../rollout/demos.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { readCurve } from "./curve.js";
 import { curveEnvSpec } from "./curve-stage.js";
-import { distinctTasks } from "./distinct-tasks.js";
+import { distinctTasks, TRAIN_CHECKED } from "./distinct-tasks.js";
 import { type Group, poolSeeds } from "./results-pool.js";
 import {
   COLUMNS,
@@ -214,22 +214,42 @@ ${timingsTable(runs.map((r) => ({ ...r, dir: r.dir.startsWith(root) ? relative(r
 `;
 await writeFile(values.out, doc);
 
-/** "500 test tasks (tasks 0..499 of test): 285 distinct", from the env played in-process. */
+/**
+ * Per evaluation setting of the env's groups: how many distinct tasks the n test indices are, and how
+ * many of those also occur among the first train tasks (from the env played in-process).
+ */
 async function tasksLine(onEnv: readonly Group[]): Promise<string> {
-  const first = onEnv[0]?.runs[0]?.recipe;
-  if (!first) return "";
-  const { split, n: count } = first.eval;
-  const spec = curveEnvSpec(first);
-  const head = `Evaluated on ${split} tasks 0..${count - 1} (n = ${count} per policy)`;
-  if (!spec.startsWith("local:"))
-    return `${head}; distinct tasks not counted (${spec} is not a built-in env here).`;
-  const d = await distinctTasks(
-    spec,
-    split,
-    Array.from({ length: count }, (_, i) => i),
+  const lines: string[] = [];
+  const settings = new Map(
+    onEnv.flatMap((g) => g.runs.map((r) => [`${r.recipe.eval.split} ${r.recipe.eval.n}`, r.recipe])),
   );
-  if (!d.ok) return `${head}; distinct tasks not counted (${d.error}).`;
-  return `${head}: ${d.value.distinct} distinct tasks (distinct first observations of \`${spec}\`)${d.value.distinct < count ? ", so the n episodes repeat tasks" : ""}.`;
+  for (const recipe of settings.values()) {
+    const { split, n: count } = recipe.eval;
+    const spec = curveEnvSpec(recipe);
+    const head = `Evaluated on ${split} tasks 0..${count - 1} (n = ${count} per policy)`;
+    if (!spec.startsWith("local:")) {
+      lines.push(`${head}; distinct tasks not counted (${spec} is not a built-in env at this version here).`);
+      continue;
+    }
+    const d = await distinctTasks(
+      spec,
+      split,
+      Array.from({ length: count }, (_, i) => i),
+      TRAIN_CHECKED,
+    );
+    if (!d.ok) {
+      lines.push(`${head}; distinct tasks not counted (${d.error}).`);
+      continue;
+    }
+    const { distinct, inTrain } = d.value;
+    const train = inTrain
+      ? ` ${inTrain.count} of the ${distinct} also occur among train tasks 0..${inTrain.checked - 1}.`
+      : "";
+    lines.push(
+      `${head}: ${distinct} distinct tasks (distinct first observations of \`${spec}\`)${distinct < count ? ", so the n episodes repeat tasks" : ""}.${train}`,
+    );
+  }
+  return lines.join("\n\n");
 }
 
 /**
