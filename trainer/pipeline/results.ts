@@ -212,6 +212,7 @@ Wall time of each stage in seconds, as the run recorded it, and the backend that
 
 ${timingsTable(runs.map((r) => ({ ...r, dir: r.dir.startsWith(root) ? relative(root, r.dir) : r.dir })))}
 `;
+await mkdir(dirname(values.out), { recursive: true });
 await writeFile(values.out, doc);
 
 /**
