@@ -39,9 +39,12 @@ export class PolicyPool {
         for (const p of thread.pending.values()) p.reject(e);
         thread.pending.clear();
       };
+      // An idle pool must not keep the process alive (a run that failed between calls still exits).
+      thread.worker.unref();
       thread.worker.on("message", (reply: Reply) => {
         const p = thread.pending.get(reply.id);
         thread.pending.delete(reply.id);
+        if (thread.pending.size === 0) thread.worker.unref();
         if (reply.ok) p?.resolve(reply.value);
         else p?.reject(new Error(`policy worker: ${reply.error}`));
       });
@@ -74,6 +77,7 @@ export class PolicyPool {
     const id = this.nextId++;
     return new Promise<Answers[K]>((resolve, reject) => {
       thread.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      thread.worker.ref();
       thread.worker.postMessage({ ...fields, kind, id } as unknown as Request);
     });
   }

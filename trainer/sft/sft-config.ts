@@ -22,6 +22,11 @@ export const SftConfig = z.strictObject({
   batchRows: z.number().int().positive().default(16),
   lr: z.number().positive().default(2e-3),
   maxGradNorm: z.number().positive().default(1),
+  /**
+   * Cores to use: the main thread plus `workers − 1` worker threads with copies of the model, each
+   * computing the gradient of its share of a step's rows (trainer/parallel). 1 runs on the main thread.
+   */
+  workers: z.number().int().positive().default(1),
   /** Client-side cap on an expert episode's steps. */
   maxSteps: z.number().int().positive().default(6),
   renderTools: z.boolean().default(false),

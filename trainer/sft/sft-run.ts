@@ -3,7 +3,10 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
+import type { BackendName } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
+import { sftStepParallel } from "../parallel/sft-shard.js";
 import { writeReport } from "../report/report.js";
 import { collectDemos } from "../rollout/demos.js";
 import { sampleTasks } from "../rollout/sample-tasks.js";
@@ -66,6 +69,10 @@ export async function runSft(
   io.log(`sft rows: ${rows.length} (${rows.reduce((a, r) => a + r.tokens.length, 0)} tokens)`);
 
   const optimizer = policy.value.checkpoint?.optimizer ?? createAdam({ learningRate: config.lr });
+  const pool =
+    config.workers > 1
+      ? await PolicyPool.start(config.workers, backend.value as BackendName, { policy: model })
+      : undefined;
   const order = rows.map((_, i) => i);
   const shuffle = rng(config.seed);
   let last: Record<string, number> = {};
@@ -81,9 +88,10 @@ export async function runSft(
     const t0 = performance.now();
     for (let from = 0; from < order.length; from += config.batchRows) {
       const chunk = order.slice(from, from + config.batchRows).map((r) => rows[r] as SftRow);
-      const step = sftStep(model, optimizer, padSftRows(chunk, tokenizer.special.pad), {
-        maxGradNorm: config.maxGradNorm,
-      });
+      const rowsBatch = padSftRows(chunk, tokenizer.special.pad);
+      const step = pool
+        ? await sftStepParallel(pool, optimizer, rowsBatch, { maxGradNorm: config.maxGradNorm })
+        : sftStep(model, optimizer, rowsBatch, { maxGradNorm: config.maxGradNorm });
       loss += step.loss;
       learned += step.tokens;
       // Every position the model runs, as RL's figure counts them, not only the learned ones.
@@ -100,6 +108,7 @@ export async function runSft(
     await run.metrics(last);
     onEpoch(epoch, config.epochs, last);
   }
+  await pool?.close();
   // The loss curve, as an RL run's report.png shows its curves.
   await writeReport(config.out, `${manifest.name} · sft`);
   const checkpoint = run.checkpoint("final");
