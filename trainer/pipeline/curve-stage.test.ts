@@ -131,5 +131,28 @@ describe("the curve stage", () => {
     });
     expect(again.ok && again.value.points.length).toBe(2);
     expect(third.some((l) => l.startsWith("stage curve:"))).toBe(false);
+
+    // Another seed that adopted this SFT stage (--reuse) takes the iteration-0 point from this curve.
+    const seed2 = await runFolder();
+    const adopted = {
+      ...seed2.state,
+      sft: { checkpoint: state.sft?.checkpoint ?? "", seconds: 1, from: runDir },
+    };
+    const fourth: string[] = [];
+    const other = await runCurveStage({
+      recipe,
+      runDir: seed2.runDir,
+      state: adopted,
+      hub,
+      io: io(fourth),
+      stopIfAsked: () => {},
+      progress: () => {},
+    });
+    if (!other.ok) throw new Error(other.error);
+    expect(fourth).toContain(`curve: iteration 0 adopted from ${runDir}`);
+    expect(fourth.find((l) => l.startsWith("stage curve:"))).toMatch(
+      /^stage curve: 2 of 3 points \(iterations 1, 2\)/,
+    );
+    expect(other.value.points[0]).toEqual({ ...second.value.points[0], from: runDir });
   }, 120_000);
 });

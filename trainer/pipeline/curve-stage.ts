@@ -74,6 +74,16 @@ export async function runCurveStage(opts: CurveStageOptions): Promise<Result<Cur
     points: same ? previous.points : [],
     absent: same ? previous.absent : [],
   };
+  // Seeds that adopted their SFT stage (--reuse) take its iteration-0 point from the source's curve.
+  const from = state.sft.from;
+  if (from !== undefined && !file.points.some((p) => p.iteration === 0)) {
+    const source = await readCurve(from);
+    const zero = source?.points.find((p) => p.iteration === 0 && p.checkpoint === state.sft?.checkpoint);
+    if (source?.env === file.env && source.split === file.split && source.n === file.n && zero) {
+      file.points = [{ ...zero, from }, ...file.points];
+      io.log(`curve: iteration 0 adopted from ${from}`);
+    }
+  }
   const todo = targets.filter(
     (t) => !file.points.some((p) => p.iteration === t.iteration) && !file.absent.includes(t.iteration),
   );

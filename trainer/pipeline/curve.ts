@@ -63,6 +63,8 @@ export const CurvePoint = z.object({
   n: z.number().int().nonnegative(),
   failures: z.number().int().nonnegative().default(0),
   seconds: z.number(),
+  /** The run folder whose curve.json this point was taken from (the SFT point of an adopted SFT stage). */
+  from: z.string().optional(),
 });
 export type CurvePoint = z.infer<typeof CurvePoint>;
 
