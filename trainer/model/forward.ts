@@ -2,7 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { batchMatmul, batchMatmulT } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
-import { type RopePair, type RopeTables, ropePrefix, rotateColumns } from "./rope.js";
+import { type RopePair, type RopeTables, ropePrefix, rotateHalf } from "./rope.js";
 import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
 // Copy-free Identity and Slice kernels for tfjs-wasm (see the module).
@@ -23,20 +23,12 @@ export interface Linear {
   b?: tf.Tensor1D;
 }
 
-/** q, k, v projections of a layer plus q@R and k@R, the rotate-half parts of RoPE. */
+/** q, k, v projections of a layer and the rotary tables whose rotate-half RoPE applies to q and k. */
 export interface Projections {
   q: Linear;
-  qRot: Linear;
   k: Linear;
-  kRot: Linear;
   v: Linear;
-}
-
-function rotated(w: tf.Variable, b: tf.Variable | undefined, r: RopeTables): Linear {
-  const rw = rotateColumns(w as tf.Tensor2D, r.rotate);
-  if (!b) return { w: rw };
-  const width = b.shape[0] as number;
-  return { w: rw, b: tf.reshape(rotateColumns(tf.reshape(b, [1, width]), r.rotate), [width]) };
+  rope: RopeTables;
 }
 
 const linear = (w: tf.Variable, b: tf.Variable | undefined): Linear =>
@@ -45,10 +37,9 @@ const linear = (w: tf.Variable, b: tf.Variable | undefined): Linear =>
 export function projections(l: LayerWeights, r: RopeTables): Projections {
   return {
     q: linear(l.q, l.bias?.q),
-    qRot: rotated(l.q, l.bias?.q, r),
     k: linear(l.k, l.bias?.k),
-    kRot: rotated(l.k, l.bias?.k, r),
     v: linear(l.v, l.bias?.v),
+    rope: r,
   };
 }
 
@@ -70,16 +61,18 @@ export function qkvHeads(
 ): { q: tf.Tensor4D; k: tf.Tensor4D; v: tf.Tensor4D } {
   const hd = headDim(c);
   const t = a.shape[0] / batch;
-  const roped = (x: Linear, xr: Linear, table: RopePair, heads: number) =>
-    tf.reshape(
-      tf.add(
-        tf.mul(tf.reshape(apply(a, x), [batch, t, heads * hd]), table.cos),
-        tf.mul(tf.reshape(apply(a, xr), [batch, t, heads * hd]), table.sin),
-      ),
-      [batch, t, heads, hd],
-    );
-  const q = tf.transpose(roped(p.q, p.qRot, rope.q, c.nHeads), [0, 2, 1, 3]) as tf.Tensor4D;
-  const k = tf.transpose(roped(p.k, p.kRot, rope.k, c.nKvHeads), [0, 2, 1, 3]) as tf.Tensor4D;
+  // RoPE: x·cos + rotate_half(x)·sin, rotate_half as a product with the [hd, hd] table per head.
+  const roped = (x: Linear, table: RopePair, heads: number) => {
+    const y = tf.reshape(apply(a, x), [batch, t, heads * hd]);
+    return tf.reshape(tf.add(tf.mul(y, table.cos), tf.mul(rotateHalf(y, p.rope), table.sin)), [
+      batch,
+      t,
+      heads,
+      hd,
+    ]);
+  };
+  const q = tf.transpose(roped(p.q, rope.q, c.nHeads), [0, 2, 1, 3]) as tf.Tensor4D;
+  const k = tf.transpose(roped(p.k, rope.k, c.nKvHeads), [0, 2, 1, 3]) as tf.Tensor4D;
   const v = tf.transpose(tf.reshape(apply(a, p.v), [batch, t, c.nKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
   return { q, k, v };
 }

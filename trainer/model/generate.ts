@@ -1,16 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { mixSeed, type Rng, rng } from "../../shared/random.js";
 import { product } from "./batch-matmul.js";
-import {
-  attention,
-  type Linear,
-  MASKED,
-  mlp,
-  type Projections,
-  projections,
-  qkvHeads,
-  rmsNorm,
-} from "./forward.js";
+import { attention, MASKED, mlp, type Projections, projections, qkvHeads, rmsNorm } from "./forward.js";
 import { matmul } from "./matmul.js";
 import { PASS_ELEMENTS, passCost } from "./passes.js";
 import { type RopeTables, ropeRows } from "./rope.js";
@@ -214,7 +205,7 @@ export async function generate(
     }
     return at;
   });
-  const proj = tf.tidy(() => w.layers.map((l) => projections(l, r)) as never) as Projections[];
+  const proj = w.layers.map((l) => projections(l, r));
   const head = (w.lmHead ?? tf.transpose(w.embed)) as tf.Tensor2D;
   const pre = prefillInPasses(w, c, r, proj, head, uniquePrompts, opts.prefillElements ?? PASS_ELEMENTS);
   // Copy the rows of repeated prompts (a GRPO group); with every prompt distinct there is nothing to
@@ -270,9 +261,6 @@ export async function generate(
   } finally {
     disposeCache(cache);
     logits.dispose();
-    // Only the rotated projections are new tensors; the rest are the weights themselves.
-    const rotated = proj.flatMap((p): Linear[] => [p.qRot, p.kRot]);
-    tf.dispose(rotated.flatMap((p) => (p.b ? [p.w, p.b] : [p.w])));
     if (head !== w.lmHead) head.dispose();
   }
 }

@@ -11,17 +11,18 @@ export interface RopePair {
 
 /**
  * Rotary position tables for the q (`H·hd` wide) and k (`KV·hd` wide) projections. HF's rotate-half
- * form is `x·cos + rotate_half(x)·sin`; rotate_half is linear, so it is folded into the projection
- * weights (`x @ R = a @ (W @ R)`, see {@link rotateColumns}) and RoPE costs two multiplies and an add.
- * The attention scale 1/√hd is folded into the q tables.
+ * form is `x·cos + rotate_half(x)·sin`; rotate_half is linear, a product with the `[hd, hd]` table
+ * `rotate` per head ({@link rotateHalf}: a quarter of the work of folding it into `[D, D]` projection
+ * weights, which this did before). The attention scale 1/√hd is folded into the q tables.
  */
 export interface RopeTables {
   /** `[contextLength, H·hd]`. */
   q: RopePair;
   /** `[contextLength, KV·hd]`. */
   k: RopePair;
-  /** `[hd, hd]` with `x @ R = rotate_half(x) = [−x₂, x₁]`. */
+  /** `[hd, hd]` with `x @ R = rotate_half(x) = [−x₂, x₁]`, and its transpose (for the gradient). */
   rotate: tf.Tensor2D;
+  rotateT: tf.Tensor2D;
   /** Host copies, to build per-row tables for decoding without a gather kernel per step. */
   host: { q: HostTable; k: HostTable };
 }
@@ -68,6 +69,7 @@ export function ropeTables(c: ModelConfig): RopeTables {
     q: device(q, c.contextLength),
     k: device(k, c.contextLength),
     rotate: tf.tensor2d(rotate, [hd, hd]),
+    rotateT: tf.tidy(() => tf.transpose(tf.tensor2d(rotate, [hd, hd]))),
     host: { q, k },
   };
 }
@@ -112,6 +114,19 @@ export function rotateColumns(w: tf.Tensor2D, rotate: tf.Tensor2D): tf.Tensor2D 
   return tf.reshape(matmul(tf.reshape(w, [(rows * cols) / hd, hd]), rotate), [rows, cols]);
 }
 
+/**
+ * rotate_half of every head of `x` (`[..., n·hd]`): x @ blockdiag(R), with the gradient dy @ Rᵀ only
+ * (R is a constant, so no product is spent on its gradient).
+ */
+export function rotateHalf(x: tf.Tensor, r: RopeTables): tf.Tensor {
+  const hd = r.rotate.shape[0];
+  const op = tf.customGrad(((xi: tf.Tensor) => ({
+    value: tf.reshape(tf.matMul(tf.reshape(xi, [-1, hd]), r.rotate), xi.shape),
+    gradFunc: (dy: tf.Tensor) => tf.reshape(tf.matMul(tf.reshape(dy, [-1, hd]), r.rotateT), dy.shape),
+  })) as never) as (x: tf.Tensor) => tf.Tensor;
+  return op(x);
+}
+
 export function disposeRope(t: RopeTables): void {
-  tf.dispose([t.q.cos, t.q.sin, t.k.cos, t.k.sin, t.rotate]);
+  tf.dispose([t.q.cos, t.q.sin, t.k.cos, t.k.sin, t.rotate, t.rotateT]);
 }
