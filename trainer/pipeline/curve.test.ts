@@ -57,6 +57,17 @@ describe("the learning curve's plan", () => {
     const resumed = await loadState(dir, "r", b.value, false);
     expect(resumed.ok && resumed.value.resolved).toEqual(b.value);
     expect((await loadState(dir, "r", c.value, false)).ok).toBe(false);
+    // A folder begun before a field with a default existed (sft.workers) resumes too.
+    const { workers: _, ...oldSft } = a.value.sft;
+    await saveState(dir, { recipe: "r", resolved: { ...a.value, sft: oldSft }, segments: [] });
+    expect((await loadState(dir, "r", b.value, false)).ok).toBe(true);
+    // But not one whose stored value differs from today's (the same field set otherwise).
+    await saveState(dir, {
+      recipe: "r",
+      resolved: { ...a.value, sft: { ...oldSft, workers: 2 } },
+      segments: [],
+    });
+    expect((await loadState(dir, "r", b.value, false)).ok).toBe(false);
   });
 
   it("curve.json round-trips, and an unreadable one reads as none", async () => {

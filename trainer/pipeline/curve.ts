@@ -1,7 +1,6 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { segmentSizes } from "./plan.js";
 
 /**
  * A recipe's `curve`: after RL, the SFT policy (iteration 0) and the RL checkpoints at every
@@ -33,7 +32,9 @@ export function curvePlan(
   checkpointEvery: number,
   every: number,
 ): { points: PlannedPoint[]; missing: number[] } {
-  const sizes = segmentSizes(iterations, segment);
+  // The segments as plan.ts's segmentSizes cuts them (not imported: plan.ts → recipe.ts → here).
+  const sizes: number[] = [];
+  for (let left = iterations; left > 0; left -= segment) sizes.push(Math.min(segment, left));
   const points: PlannedPoint[] = [];
   const missing: number[] = [];
   const wanted = new Set<number>();

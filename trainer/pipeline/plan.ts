@@ -4,7 +4,7 @@ import { z } from "zod";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { resolveMethod } from "../algos/registry.js";
-import type { Recipe } from "./recipe.js";
+import { parseRecipe, type Recipe } from "./recipe.js";
 
 /** A finished hub evaluation of one policy. */
 const EvalDone = z.object({
@@ -103,9 +103,13 @@ export async function loadState(
   const parsed = JobState.safeParse(JSON.parse(text));
   if (!parsed.success) return err(`${runDir}/state.json is not a run state; use --fresh to start over`);
   parsed.data.resolved = withCurrentMethodName(parsed.data.resolved);
+  // The stored recipe read by today's schema: a field added since (at the default that keeps the old
+  // behaviour, as sft.workers) does not make the folder another experiment.
+  const stored = parseRecipe(parsed.data.resolved);
+  const then = stored.ok ? stored.value : parsed.data.resolved;
   // The curve only reads finished stages: adding or changing it resumes the folder with the new recipe.
   const withoutCurve = (r: unknown) => JSON.stringify({ ...(r as object), curve: undefined });
-  if (withoutCurve(parsed.data.resolved) !== withoutCurve(recipe) || parsed.data.recipe !== name)
+  if (withoutCurve(then) !== withoutCurve(recipe) || parsed.data.recipe !== name)
     return err(
       `${runDir} was begun with another recipe; use --fresh to start over or --out for a new folder`,
     );
