@@ -4,14 +4,20 @@ import { parseRecipe } from "./recipe.js";
 import { difference, methodOf, poolSeeds, rate, verdict } from "./results-pool.js";
 import { type FinishedRun, pooledTables } from "./results-table.js";
 
-type Opts = { sft?: string; lr?: number; rl?: { success: number; n: number }; failure?: string };
+type Opts = {
+  sft?: string;
+  lr?: number;
+  resources?: Record<string, unknown>;
+  rl?: { success: number; n: number };
+  failure?: string;
+};
 
 /** A run of `method` with RL seed `seed` on calculator; its SFT evaluation solved 80 of 400 (0.2). */
 function run(method: string, seed: number, o: Opts = {}): FinishedRun {
   const parsed = parseRecipe({
     description: "d",
     env: "edgegym/calculator-l1@1.1.0",
-    rl: { algorithm: "grpo", seed, ...(o.lr ? { lr: o.lr } : {}) },
+    rl: { algorithm: "grpo", seed, ...(o.lr ? { lr: o.lr } : {}), ...o.resources },
     eval: { n: 400 },
   });
   if (!parsed.ok) throw new Error(parsed.error);
@@ -100,18 +106,20 @@ describe("pooling RL seeds from one SFT policy", () => {
       // Another SFT policy, another learning rate, and an older run's "gae" (PPO): three more groups.
       run("grpo", 3, { rl: { success: 0.5, n: 400 }, sft: "/runs/other/sft/final" }),
       run("grpo", 4, { rl: { success: 0.5, n: 400 }, lr: 1e-3 }),
+      // Another backend and checkpoint interval: still seed 5 of the first group.
+      run("grpo", 5, { rl: { success: 0.25, n: 400 }, resources: { backend: "cpu", checkpointEvery: 2 } }),
       run("gae", 1, { rl: { success: 0.3, n: 400 } }),
     ]);
     expect(groups.map((g) => [g.method, g.seeds.map((s) => s.seed)])).toEqual([
-      ["grpo", [1, 2]],
+      ["grpo", [1, 2, 5]],
       ["grpo", [3]],
       ["grpo", [4]],
       ["ppo", [1]],
     ]);
-    // The unfinished seed is listed with where it stopped; the pooled figure is over the finished one.
+    // The unfinished seed is listed with where it stopped; the pooled figure is over the finished two.
     const first = groups[0];
     expect(first?.seeds[1]?.stopped).toBe("rl segment 2: out of memory");
-    expect(first?.pooled?.n).toBe(400);
+    expect(first?.pooled?.n).toBe(800);
     expect(methodOf("gae")).toBe("ppo");
     expect(methodOf("steppo")).toBe("steppo");
   });

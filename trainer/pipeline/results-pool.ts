@@ -55,12 +55,19 @@ export type Group = {
 };
 
 /**
+ * RL fields that say how a run used the machine or what it logged, not what it learned: seeds that
+ * differ only in these are still one experiment (the worker count does not change the outputs).
+ */
+const RESOURCE_FIELDS = ["backend", "workers", "memoryBudgetMiB", "logTrajectories", "checkpointEvery"];
+
+/**
  * What must be equal for two runs to be seeds of one experiment: the evaluated env, the method, the
  * SFT policy itself (its checkpoint folder: `--reuse` adopts the source run's, so every seed names
- * the same one), and every RL, segment and evaluation setting but the seed.
+ * the same one), and every RL, segment and evaluation setting but the seed and the resource fields.
  */
 function groupKey(r: FinishedRun): string {
-  const { seed: _seed, algorithm, ...rl } = r.recipe.rl;
+  const { seed: _seed, algorithm, ...all } = r.recipe.rl;
+  const rl = Object.fromEntries(Object.entries(all).filter(([k]) => !RESOURCE_FIELDS.includes(k)));
   return JSON.stringify({
     env: r.recipe.env,
     trainEnv: r.recipe.trainEnv,
