@@ -1,14 +1,16 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createModel } from "../model/create-model.js";
+import { accumulate } from "../model/passes.js";
 import type { PolicyModel } from "../model/types.js";
+import { resolveTask, shardGradients } from "../parallel/shard-task.js";
 import { stepRecord, trajectory } from "../testing/rollout-fixtures.js";
 import { useCpu } from "../testing/test-backend.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import { scoreBatch } from "./score.js";
 import { computeTargets } from "./targets.js";
-import { lossSettings, minibatchPasses, passGradients } from "./update-step.js";
+import { lossSettings, minibatchPasses, passGradients, rlPassLoss, rlPassTask } from "./update-step.js";
 
 beforeAll(useCpu);
 
@@ -79,6 +81,26 @@ describe("one pass of the update step", () => {
     const { grads } = passGradients(m, pass);
     expect(tf.memory().numTensors - before).toBe(Object.keys(grads).length);
     tf.dispose(Object.values(grads));
+    m.dispose();
+  });
+
+  it("is a task worker threads find by name, and their summed gradient is the step's", async () => {
+    expect((await resolveTask(rlPassTask)).loss).toBe(rlPassLoss);
+    const m = model();
+    const passes = ppoPasses(m);
+    const grads: tf.NamedTensorMap = {};
+    const metrics: Record<string, number> = {};
+    for (const pass of passes) {
+      const out = passGradients(m, pass);
+      accumulate(grads, out.grads);
+      for (const [k, v] of Object.entries(out.metrics)) metrics[k] = (metrics[k] ?? 0) + v;
+    }
+    const shard = shardGradients({ policy: m }, rlPassTask.loss, passes);
+    const byName = m.trainableVariables.map((v) => grads[v.name]);
+    shard.grads.forEach((g, i) => {
+      expect(g && Array.from(g.dataSync())).toEqual(byName[i] && Array.from(byName[i].dataSync()));
+    });
+    expect(shard.notes).toEqual(metrics);
     m.dispose();
   });
 });

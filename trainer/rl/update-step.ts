@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { clipGradNorm, entropyBonus, klLoss, policyLosses, valueLoss } from "../algos/index.js";
 import { planPasses, rowsOf } from "../model/passes.js";
 import type { ModelConfig, PolicyModel } from "../model/types.js";
+import { lossTask } from "../parallel/shard-task.js";
 import type { TrainBatch } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 import type { Scores } from "./score.js";
@@ -105,6 +106,9 @@ export function rlPassLoss(models: { policy: PolicyModel }, input: RlPassInput, 
   }
   return loss;
 }
+
+/** {@link rlPassLoss} as a task worker threads can find by name (trainer/parallel/shard-task.ts). */
+export const rlPassTask = lossTask(import.meta.url, "rlPassTask", rlPassLoss);
 
 /**
  * The gradient of one pass's loss with respect to the policy's trainable variables, and the pass's
