@@ -26,10 +26,16 @@ function kernelsOf(backend: WasmBackendInternals): SimdKernels | null {
   return bound.get(memory) ?? null;
 }
 
-/** Output rows, columns and the shared length of a product in `mode`. */
-function dims(mode: Mode, a: readonly number[], b: readonly number[]): { m: number; n: number; k: number } {
+/** Output rows, columns and the shared length of a product in `mode` (b's first `bRows` rows). */
+function dims(
+  mode: Mode,
+  a: readonly number[],
+  b: readonly number[],
+  bRows = b.at(-2) as number,
+): { m: number; n: number; k: number } {
   const [ar, ac] = a.slice(-2) as [number, number];
-  const [br, bc] = b.slice(-2) as [number, number];
+  const br = bRows;
+  const bc = b.at(-1) as number;
   if (mode === "nn") return { m: ar, k: ac, n: bc };
   if (mode === "nt") return { m: ar, k: ac, n: br };
   return { m: ac, k: ar, n: bc };
@@ -45,8 +51,10 @@ tf.registerKernel({
   kernelFunc: ({ inputs, backend, attrs }) => {
     const be = backend as unknown as WasmBackendInternals;
     const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-    const mode = (attrs as { mode: Mode }).mode;
-    const { m, n, k } = dims(mode, a.shape, b.shape);
+    const { mode, bRows } = attrs as { mode: Mode; bRows: number };
+    const { m, n, k } = dims(mode, a.shape, b.shape, bRows);
+    // b's batch stride counts all its rows, of which the product reads the first bRows.
+    const bStride = 4 * (b.shape.at(-1) as number) * (b.shape.at(-2) as number);
     const batchShape = a.shape.slice(0, -2);
     const batch = batchShape.reduce((x, y) => x * y, 1);
     const out = be.makeOutput([...batchShape, m, n], "float32");
@@ -57,15 +65,14 @@ tf.registerKernel({
       number,
     ];
     const aBatch = 4 * m * k;
-    const bBatch = 4 * n * k;
     if (mode === "nt") {
       const dot = n % 4 === 0 ? simd.dot4 : simd.dot1;
-      dot(pa, pb, po, batch, m, n, 4 * k, aBatch, bBatch, 4 * k, 4 * k);
+      dot(pa, pb, po, batch, m, n, 4 * k, aBatch, bStride, 4 * k, 4 * k);
     } else {
       const axpy = n % 16 === 0 ? simd.axpy4 : simd.axpy1;
       // nn: A[i, k] at i·k + k; tn: A is [k, m] and A[i, k] (its transpose) at k·m + i.
       const [aRow, aCol] = mode === "nn" ? [4 * k, 4] : [4, 4 * m];
-      axpy(pa, pb, po, batch, m, 4 * n, k, aBatch, bBatch, aRow, aCol, 4 * n);
+      axpy(pa, pb, po, batch, m, 4 * n, k, aBatch, bStride, aRow, aCol, 4 * n);
     }
     return out;
   },
@@ -79,16 +86,25 @@ function transposeLast(x: tf.Tensor): tf.Tensor {
   return tf.transpose(x, perm);
 }
 
-/** One product without a gradient: the SIMD kernel when it applies, else tf.matMul. */
-export function product(mode: Mode, a: tf.Tensor, b: tf.Tensor): tf.Tensor {
+/**
+ * One product without a gradient: the SIMD kernel when it applies, else tf.matMul. With `bRows`, only
+ * the first `bRows` rows of b take part (a KV cache allocated for more positions than filled so far).
+ */
+export function product(mode: Mode, a: tf.Tensor, b: tf.Tensor, bRows?: number): tf.Tensor {
   if (a.shape.length !== b.shape.length || a.shape.slice(0, -2).some((d, i) => d !== b.shape[i]))
     throw new Error(`batch axes differ: ${a.shape} and ${b.shape}`);
-  const d = dims(mode, a.shape, b.shape);
+  const rows = bRows ?? (b.shape.at(-2) as number);
+  const d = dims(mode, a.shape, b.shape, rows);
   const useSimd =
     tf.getBackend() === "wasm" &&
     simdShape(mode, d) &&
     kernelsOf(tf.backend() as unknown as WasmBackendInternals) !== null;
-  if (useSimd) return tf.engine().runKernel(KERNEL, { a, b }, { mode }) as tf.Tensor;
+  if (useSimd) return tf.engine().runKernel(KERNEL, { a, b }, { mode, bRows: rows }) as tf.Tensor;
+  if (rows !== b.shape.at(-2)) {
+    const begin = b.shape.map(() => 0);
+    const size = b.shape.map((x, i) => (i === b.shape.length - 2 ? rows : x));
+    return product(mode, a, tf.slice(b, begin, size));
+  }
   // Unflagged products, as tfjs-wasm's flagged ones are slower still (see matmul.ts).
   if (mode === "nn") return tf.matMul(a, b);
   if (mode === "nt") return tf.matMul(a, transposeLast(b));

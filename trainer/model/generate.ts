@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { mixSeed, type Rng, rng } from "../../shared/random.js";
 import { product } from "./batch-matmul.js";
 import { attention, MASKED, mlp, type Projections, projections, qkvHeads, rmsNorm } from "./forward.js";
+import { KvCache } from "./kv-cache.js";
 import { matmul } from "./matmul.js";
 import { PASS_ELEMENTS, passCost } from "./passes.js";
 import { type RopeTables, ropeRows } from "./rope.js";
@@ -108,17 +109,21 @@ function prefillInPasses(
 }
 
 /**
- * Attention for one new token per row: q `[B, H, 1, hd]` against the cache k/v `[B, KV, S, hd]`, the
- * G = H/KV query heads of a kv head as the rows of one product (q·kᵀ, then p·v: batch-matmul.ts's SIMD
- * loops on tfjs-wasm). `mask` is `[B, 1, 1, S]`. The cache grows along its third axis, the cheaper
- * concat. Returns `[B, H·hd]`.
+ * Attention for one new token per row: q `[B, H, 1, hd]` against the first `used` positions of the
+ * cache k/v `[B, KV, S, hd]`, the G = H/KV query heads of a kv head as the rows of one product (q·kᵀ,
+ * then p·v: batch-matmul.ts's SIMD loops on tfjs-wasm). `mask` is `[B, 1, 1, used]`. Returns `[B, H·hd]`.
  */
-function decodeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor, c: ModelConfig) {
+function decodeAttention(
+  q: tf.Tensor4D,
+  cache: { k: tf.Tensor4D; v: tf.Tensor4D; used: number },
+  mask: tf.Tensor,
+  c: ModelConfig,
+) {
   const [b, , , hd] = q.shape;
   const g = c.nHeads / c.nKvHeads;
-  const scores = product("nt", tf.reshape(q, [b, c.nKvHeads, g, hd]), k);
+  const scores = product("nt", tf.reshape(q, [b, c.nKvHeads, g, hd]), cache.k, cache.used);
   const p = tf.softmax(tf.add(scores, mask));
-  return tf.reshape(product("nn", p, v), [b, c.nHeads * hd]) as tf.Tensor2D;
+  return tf.reshape(product("nn", p, cache.v, cache.used), [b, c.nHeads * hd]) as tf.Tensor2D;
 }
 
 /** One decode step for every row: appends to the cache and returns the next logits. */
@@ -128,32 +133,25 @@ function decodeStep(
   r: RopeTables,
   proj: Projections[],
   head: tf.Tensor2D,
-  cache: Cache,
+  cache: KvCache,
   tokens: number[],
   positions: number[],
   keyMask: Float32Array,
-) {
+): tf.Tensor2D {
   return tf.tidy(() => {
     const n = tokens.length;
     const rope = ropeRows(r, positions);
     const keys = keyMask.length / n;
     const mask = tf.tensor(keyMask, [n, 1, 1, keys]);
     let h = tf.gather(w.embed, tf.tensor1d(tokens, "int32")) as tf.Tensor2D;
-    const next: Cache = { k: [], v: [] };
     w.layers.forEach((l, i) => {
       const a = rmsNorm(h, l.inputNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D;
       const { q, k, v } = qkvHeads(a, proj[i] as Projections, c, n, rope);
-      const kc = tf.concat([cache.k[i] as tf.Tensor4D, k], 2) as tf.Tensor4D;
-      const vc = tf.concat([cache.v[i] as tf.Tensor4D, v], 2);
-      next.k.push(kc);
-      next.v.push(vc);
-      h = tf.add(h, matmul(decodeAttention(q, kc, vc, mask, c), l.o));
+      h = tf.add(h, matmul(decodeAttention(q, cache.append(i, k, v), mask, c), l.o));
       h = tf.add(h, mlp(rmsNorm(h, l.postNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, l));
     });
-    return {
-      cache: next,
-      logits: matmul(rmsNorm(h, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, head),
-    };
+    cache.advance();
+    return matmul(rmsNorm(h, w.finalNorm as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D, head);
   });
 }
 
@@ -211,12 +209,13 @@ export async function generate(
   // Copy the rows of repeated prompts (a GRPO group); with every prompt distinct there is nothing to
   // copy, and a gather of the whole cache is not cheap on tfjs-wasm.
   const distinct = uniquePrompts.length === prompts.length;
-  let cache = distinct ? pre.cache : selectRows(pre.cache, rowOf);
+  const copied = distinct ? pre.cache : selectRows(pre.cache, rowOf);
   let logits = distinct ? pre.logits : tf.tidy(() => tf.gather(pre.logits, rowOf));
   if (!distinct) {
     disposeCache(pre.cache);
     pre.logits.dispose();
   }
+  const cache = KvCache.from(copied.k, copied.v, longest + budget);
   let live = prompts.map((_, i) => i);
   let pads = rowOf.map((u) => pre.pads[u] as number);
   const width = longest;
@@ -239,9 +238,7 @@ export async function generate(
       if (keep.length === 0 || step === budget - 1) return result;
       let tokens = next;
       if (keep.length < live.length * 0.75) {
-        const smaller = selectRows(cache, keep);
-        disposeCache(cache);
-        cache = smaller;
+        cache.select(keep);
         live = keep.map((at) => live[at] as number);
         pads = keep.map((at) => pads[at] as number);
         tokens = keep.map((at) => next[at] as number);
@@ -252,14 +249,11 @@ export async function generate(
         keyMask.fill(MASKED, at * keys, at * keys + pad);
       });
       const positions = pads.map((pad) => width - pad + step);
-      const out = decodeStep(w, c, r, proj, head, cache, tokens, positions, keyMask);
-      disposeCache(cache);
-      cache = out.cache;
-      logits = out.logits;
+      logits = decodeStep(w, c, r, proj, head, cache, tokens, positions, keyMask);
     }
     return result;
   } finally {
-    disposeCache(cache);
+    cache.dispose();
     logits.dispose();
     if (head !== w.lmHead) head.dispose();
   }
