@@ -53,12 +53,19 @@ export function shardGradients<I>(
   const variables = models.policy.trainableVariables as tf.Variable[];
   const sums: (tf.Tensor | null)[] = variables.map(() => null);
   const notes: Record<string, number> = {};
-  const note: Note = (name, value, weight) => {
-    notes[name] = (notes[name] ?? 0) + weight * (value.dataSync()[0] as number);
-  };
   for (const input of inputs) {
+    // Metric scalars are kept through the tape and read after it (rl/update-step.ts's passGradients
+    // does the same), so nothing waits on the backend in the middle of the gradient.
+    const noted: [string, tf.Tensor, number][] = [];
+    const note: Note = (name, value, weight) => {
+      // A copy: the noted scalar may be the loss itself, which variableGrads hands back to dispose.
+      noted.push([name, tf.keep(tf.clone(value)), weight]);
+    };
     const { value, grads } = tf.tidy(() => tf.variableGrads(() => loss(models, input, note), variables));
     value.dispose();
+    for (const [name, v, weight] of noted)
+      notes[name] = (notes[name] ?? 0) + weight * (v.dataSync()[0] as number);
+    tf.dispose(noted.map(([, v]) => v));
     variables.forEach((v, i) => {
       const g = grads[v.name];
       if (g === undefined) return;
