@@ -2,7 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { batchMatmul, batchMatmulT, product } from "./batch-matmul.js";
-import { instantiateSimd } from "./simd-module.js";
+import { instantiateSimd, type SimdKernels, simdModuleBytes } from "./simd-module.js";
 
 const swap = (x: tf.Tensor) => tf.transpose(x, [0, 1, 3, 2]);
 const maxDiff = (x: tf.Tensor, y: tf.Tensor) => tf.tidy(() => tf.max(tf.abs(tf.sub(x, y))).dataSync()[0]);
@@ -23,6 +23,33 @@ describe("SIMD batched products on tfjs-wasm", () => {
     const a = tf.ones([1, 2, 3, 4]);
     const info = await tf.profile(() => product("nt", a, a));
     expect(info.kernels.map((k) => k.name)).toEqual(["EdgegymBatchMatMul"]);
+  });
+
+  it("builds with and without fused multiply-adds, and both blockings give the same small product", () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const f = new Float32Array(memory.buffer);
+    // A = [[1, 2], [3, 4], [5, 6], [7, 8]] at 0, B = 2×8 with rows [1…8] and [1, 0, 1, 0, …] at 64 bytes.
+    f.set([1, 2, 3, 4, 5, 6, 7, 8], 0);
+    f.set([1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 1, 0, 1, 0, 1, 0], 16);
+    // Row i of A·B = A[i,0]·[1…8] + A[i,1]·[1,0,1,0,…]; row 0 = [1+2, 2, 3+2, 4, 5+2, 6, 7+2, 8].
+    const want = [3, 2, 5, 4, 7, 6, 9, 8];
+    for (const fma of [false, true]) {
+      let kernels: SimdKernels;
+      try {
+        const module = new WebAssembly.Module(simdModuleBytes(fma));
+        kernels = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as SimdKernels;
+      } catch (e) {
+        // Only the relaxed-SIMD build may be missing (Node 20).
+        expect(fma).toBe(true);
+        expect(String(e)).toMatch(/relaxed|opcode/);
+        continue;
+      }
+      for (const name of ["axpy1x1", "axpy4x2"] as const) {
+        f.fill(0, 64, 96);
+        kernels[name](0, 64, 256, 1, 4, 32, 2, 0, 0, 8, 4, 32);
+        expect(Array.from(f.subarray(64, 72))).toEqual(want);
+      }
+    }
   });
 
   it("computes a small product by hand in each mode", () => {

@@ -69,10 +69,16 @@ tf.registerKernel({
       const dot = n % 4 === 0 ? simd.dot4 : simd.dot1;
       dot(pa, pb, po, batch, m, n, 4 * k, aBatch, bStride, 4 * k, 4 * k);
     } else {
-      const axpy = n % 16 === 0 ? simd.axpy4 : simd.axpy1;
       // nn: A[i, k] at i·k + k; tn: A is [k, m] and A[i, k] (its transpose) at k·m + i.
       const [aRow, aCol] = mode === "nn" ? [4 * k, 4] : [4, 4 * m];
-      axpy(pa, pb, po, batch, m, 4 * n, k, aBatch, bStride, aRow, aCol, 4 * n);
+      const narrow = n % 16 === 0 ? simd.axpy1x4 : simd.axpy1x1;
+      // Blocks of 4 rows × 8 columns where they fit (one product's rows split when m is not ÷ 4).
+      const blocked = n % 8 === 0 ? (batch === 1 ? m - (m % 4) : m % 4 === 0 ? m : 0) : 0;
+      if (blocked > 0) simd.axpy4x2(pa, pb, po, batch, blocked, 4 * n, k, aBatch, bStride, aRow, aCol, 4 * n);
+      if (blocked < m) {
+        const [a0, o0] = [pa + blocked * aRow, po + blocked * 4 * n];
+        narrow(a0, pb, o0, batch, m - blocked, 4 * n, k, aBatch, bStride, aRow, aCol, 4 * n);
+      }
     }
     return out;
   },

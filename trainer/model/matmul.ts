@@ -1,4 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { product } from "./batch-matmul.js";
 
 /** Swaps the last two axes. */
 function transposeLast(x: tf.Tensor): tf.Tensor {
@@ -9,22 +10,18 @@ function transposeLast(x: tf.Tensor): tf.Tensor {
 }
 
 /**
- * a @ b without transpose flags: tfjs-wasm sends only unflagged 2-D matmuls to XNNPACK (≈25 GFLOP/s
- * here); flagged ones take a naive loop (≈1 GFLOP/s), and a transpose costs far less than that.
- */
-const product = (a: tf.Tensor, b: tf.Tensor): tf.Tensor => tf.matMul(a, b);
-
-/**
- * a @ b (same rank, batch axes first) with a gradient, dA = dY @ bᵀ and dB = aᵀ @ dY, built from
- * the fast products above instead of tfjs's flagged MatMul gradient.
+ * a @ b (same rank, batch axes first) with a gradient, dA = dY @ bᵀ and dB = aᵀ @ dY. On tfjs-wasm
+ * all three run in batch-matmul.ts's SIMD loops, register-blocked 4 rows × 8 columns (≈25 GFLOP/s,
+ * XNNPACK's speed here, without XNNPACK re-packing a new right operand on every backward product and
+ * without transposing a); elsewhere they are unflagged tf.matMul products with explicit transposes.
  */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
-    value: product(a, b),
+    value: product("nn", a, b),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sa, sb] = saved as [tf.Tensor, tf.Tensor];
-      return [product(dy, transposeLast(sb)), product(transposeLast(sa), dy)];
+      return [product("nn", dy, transposeLast(sb)), product("tn", sa, dy)];
     },
   };
 }) as never) as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T;

@@ -51,6 +51,9 @@ const SPLAT = simd(19);
 const lane = (n: number) => [...simd(31), n];
 const V_ADD = simd(228);
 const V_MUL = simd(230);
+/** x·y + acc: relaxed SIMD's fused multiply-add (one rounding) where the engine has it, else mul, add. */
+const madd = (fma: boolean, x: number[], y: number[], acc: number[]) =>
+  fma ? [...x, ...y, ...acc, ...simd(0x105)] : [...acc, ...x, ...y, ...V_MUL, ...V_ADD];
 
 /** `for (v = 0; v < limit; v += step) body`, with `limit` a local. */
 const loop = (v: number, limit: number, step: number, body: number[]): number[] => [
@@ -79,53 +82,77 @@ interface Kernel {
 }
 
 /**
- * `axpy{width}(A, B, OUT, batch, m, nBytes, k, aBatch, bBatch, aRow, aCol, bRow)`:
+ * `axpy{rows}x{width}(A, B, OUT, batch, m, nBytes, k, aBatch, bBatch, aRow, aCol, bRow)`:
  * out[t, i, j] = Σ_k A[t, i, k]·B[t, k, j], out contiguous. A's element (i, k) is at
  * `A + t·aBatch + i·aRow + k·aCol` (so Aᵀ·B needs no transpose), B's row k at `B + t·bBatch + k·bRow`.
- * Columns go in blocks of 4·width lanes: each A element is broadcast and multiplied into `width`
- * vectors of a B row. nBytes must be a multiple of 16·width.
+ * A block of `rows` rows × 4·width columns is held in registers: per k, `rows` broadcast A elements
+ * times `width` vectors of a B row, so each load feeds several products. m must be a multiple of rows
+ * and nBytes of 16·width. Each output is a sum over k in order, whatever the block.
  */
-function axpy(width: number): Kernel {
+function axpy(rows: number, width: number, fma: boolean): Kernel {
   const [A, B, OUT, BATCH, M, NB, K, AB, BB, AR, AC, BR] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-  const [t, i, j, k, a, b, o, ap, bp] = [12, 13, 14, 15, 16, 17, 18, 19, 20];
-  const x = 21;
-  const acc = (n: number) => 22 + n;
+  const [t, i, j, k, a, b, o, ap, bp, mnb] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
+  const x = (r: number) => 22 + r;
+  const bv = (n: number) => 22 + rows + n;
+  const acc = (r: number, n: number) => 22 + rows + width + r * width + n;
   const inner = [
-    ...[...get(ap), ...f32Load(0), ...SPLAT, ...set(x)],
-    ...times(width, (n) => [
-      ...get(acc(n)),
-      ...get(x),
-      ...get(bp),
-      ...vLoad(16 * n),
-      ...V_MUL,
-      ...V_ADD,
-      ...set(acc(n)),
+    ...times(rows, (r) => [
+      ...get(ap),
+      ...(r === 0 ? [] : [...i32(r), ...get(AR), ...MUL, ...ADD]),
+      ...f32Load(0),
+      ...SPLAT,
+      ...set(x(r)),
     ]),
+    ...times(width, (n) => [...get(bp), ...vLoad(16 * n), ...set(bv(n))]),
+    ...times(rows, (r) =>
+      times(width, (n) => [...madd(fma, get(x(r)), get(bv(n)), get(acc(r, n))), ...set(acc(r, n))]),
+    ),
     ...bump(ap, AC),
     ...bump(bp, BR),
   ];
   const block = [
-    ...times(width, (n) => [...V_ZERO, ...set(acc(n))]),
+    ...times(rows * width, (n) => [...V_ZERO, ...set(acc(Math.floor(n / width), n % width))]),
     ...mulAdd(ap, a, i, AR),
     ...[...get(b), ...get(j), ...ADD, ...set(bp)],
     ...loop(k, K, 1, inner),
-    ...times(width, (n) => [...get(o), ...get(acc(n)), ...vStore(16 * n)]),
-    ...[...get(o), ...i32(16 * width), ...ADD, ...set(o)],
+    // o = OUT + t·m·nBytes + i·nBytes + j, then row r at o + r·nBytes.
+    ...[
+      ...get(OUT),
+      ...get(t),
+      ...get(mnb),
+      ...MUL,
+      ...ADD,
+      ...get(i),
+      ...get(NB),
+      ...MUL,
+      ...ADD,
+      ...get(j),
+      ...ADD,
+    ],
+    ...set(o),
+    ...times(rows, (r) =>
+      times(width, (n) => [
+        ...get(o),
+        ...(r === 0 ? [] : [...i32(r), ...get(NB), ...MUL, ...ADD]),
+        ...get(acc(r, n)),
+        ...vStore(16 * n),
+      ]),
+    ),
   ];
   const body = [
-    ...[...get(OUT), ...set(o)],
+    ...[...get(M), ...get(NB), ...MUL, ...set(mnb)],
     ...loop(t, BATCH, 1, [
       ...mulAdd(a, A, t, AB),
       ...mulAdd(b, B, t, BB),
-      ...loop(i, M, 1, loop(j, NB, 16 * width, block)),
+      ...loop(i, M, rows, loop(j, NB, 16 * width, block)),
     ]),
   ];
   return {
-    name: `axpy${width}`,
+    name: `axpy${rows}x${width}`,
     params: 12,
     locals: [
-      [9, I32],
-      [1 + width, V128],
+      [10, I32],
+      [rows + width + rows * width, V128],
     ],
     body,
   };
@@ -138,7 +165,7 @@ function axpy(width: number): Kernel {
  * pairwise at the end; `width` rows of B share each load of A. n must be a multiple of width and
  * kBytes of 16.
  */
-function dot(width: number): Kernel {
+function dot(width: number, fma: boolean): Kernel {
   const [A, B, OUT, BATCH, M, N, KB, AB, BB, AR, BR] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const [t, i, j, k, a, b, o, ar] = [11, 12, 13, 14, 15, 16, 17, 18];
   const row = (n: number) => 19 + n;
@@ -147,8 +174,8 @@ function dot(width: number): Kernel {
   const inner = [
     ...[...get(ar), ...get(k), ...ADD, ...vLoad(0), ...set(x)],
     ...times(width, (n) => [
-      ...[...get(acc(n)), ...get(x), ...get(row(n)), ...get(k), ...ADD, ...vLoad(0)],
-      ...[...V_MUL, ...V_ADD, ...set(acc(n))],
+      ...madd(fma, get(x), [...get(row(n)), ...get(k), ...ADD, ...vLoad(0)], get(acc(n))),
+      ...set(acc(n)),
     ]),
   ];
   const hsum = (n: number) => [
@@ -182,9 +209,12 @@ function dot(width: number): Kernel {
   };
 }
 
-/** The module's bytes: `(import "env" "memory" (memory 0))` and the kernels, exported by name. */
-export function simdModuleBytes(): Uint8Array<ArrayBuffer> {
-  const kernels = [axpy(1), axpy(4), dot(1), dot(4)];
+/**
+ * The module's bytes: `(import "env" "memory" (memory 0))` and the kernels, exported by name; with
+ * `fma`, products accumulate by f32x4.relaxed_madd (Node 22; Node 20 lacks relaxed SIMD).
+ */
+export function simdModuleBytes(fma: boolean): Uint8Array<ArrayBuffer> {
+  const kernels = [axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), dot(1, fma), dot(4, fma)];
   const types = kernels.map((f) => [0x60, ...vec(Array.from({ length: f.params }, () => [I32])), 0]);
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
@@ -210,18 +240,22 @@ export function simdModuleBytes(): Uint8Array<ArrayBuffer> {
 }
 
 export interface SimdKernels {
-  axpy1: (...args: number[]) => void;
-  axpy4: (...args: number[]) => void;
+  axpy1x1: (...args: number[]) => void;
+  axpy1x4: (...args: number[]) => void;
+  axpy4x2: (...args: number[]) => void;
   dot1: (...args: number[]) => void;
   dot4: (...args: number[]) => void;
 }
 
-/** The kernels bound to `memory`, or null where WebAssembly SIMD is unavailable. */
+/** The kernels bound to `memory` (fused multiply-adds where available), or null without WebAssembly SIMD. */
 export function instantiateSimd(memory: WebAssembly.Memory): SimdKernels | null {
-  try {
-    const module = new WebAssembly.Module(simdModuleBytes());
-    return new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as SimdKernels;
-  } catch {
-    return null;
+  for (const fma of [true, false]) {
+    try {
+      const module = new WebAssembly.Module(simdModuleBytes(fma));
+      return new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as SimdKernels;
+    } catch {
+      // Relaxed SIMD missing (fma) or SIMD missing altogether.
+    }
   }
+  return null;
 }
