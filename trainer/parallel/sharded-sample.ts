@@ -1,7 +1,15 @@
 import { mixSeed } from "../../shared/random.js";
 import type { SampleOptions, SampleResult } from "../model/types.js";
-import type { PolicyPool } from "./policy-pool.js";
+import type { PortableSampleOptions } from "./protocol.js";
+import type { ShardModels } from "./shard-task.js";
 import { evenRanges } from "./shards.js";
+
+/** What sampling needs of a pool (PolicyPool), named here so that the pool can import this module. */
+export type SamplingPool = {
+  readonly models: ShardModels;
+  readonly size: number;
+  sampleOn(parts: readonly { prompts: number[][]; opts: PortableSampleOptions }[]): Promise<SampleResult[]>;
+};
 
 /**
  * Samples a batch split across the pool's threads in contiguous runs of rows. The tokens are the
@@ -14,7 +22,7 @@ import { evenRanges } from "./shards.js";
  * calls run on the main thread alone.
  */
 export async function shardedSample(
-  pool: PolicyPool,
+  pool: SamplingPool,
   prompts: readonly (readonly number[])[],
   opts: SampleOptions,
 ): Promise<SampleResult> {
