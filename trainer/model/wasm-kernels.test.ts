@@ -52,4 +52,20 @@ describe("copy-free tfjs-wasm kernels", () => {
     // Int32 and 1-D.
     expect(Array.from(tf.slice(tf.tensor1d([5, 6, 7, 8], "int32"), [1], [2]).dataSync())).toEqual([6, 7]);
   });
+
+  it("gathers whole rows by index, repeated and out of order, and refuses an index out of range", () => {
+    const table = tf.tensor2d([
+      [0, 1],
+      [10, 11],
+      [20, 21],
+    ]);
+    expect(tf.gather(table, tf.tensor1d([2, 0, 2], "int32")).arraySync()).toEqual([
+      [20, 21],
+      [0, 1],
+      [20, 21],
+    ]);
+    // [2, 1] indices give [2, 1, 2] rows.
+    expect(tf.gather(table, tf.tensor2d([[1], [0]], undefined, "int32")).shape).toEqual([2, 1, 2]);
+    expect(() => tf.gather(table, tf.tensor1d([3], "int32"))).toThrow(/not in \[0, 2\]/);
+  });
 });
