@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { z } from "zod";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { resolveMethod } from "../algos/registry.js";
 import { parseRecipe, type Recipe } from "./recipe.js";
 
 /** A finished hub evaluation of one policy. */
@@ -102,9 +101,9 @@ export async function loadState(
   }
   const parsed = JobState.safeParse(JSON.parse(text));
   if (!parsed.success) return err(`${runDir}/state.json is not a run state; use --fresh to start over`);
-  parsed.data.resolved = withCurrentMethodName(parsed.data.resolved);
   // The stored recipe read by today's schema: a field added since (at the default that keeps the old
-  // behaviour, as sft.workers) does not make the folder another experiment.
+  // behaviour, as sft.workers) or a method's older name (rl.algorithm "gae" for ppo) does not make the
+  // folder another experiment.
   const stored = parseRecipe(parsed.data.resolved);
   const then = stored.ok ? stored.value : parsed.data.resolved;
   // The curve only reads finished stages: adding or changing it resumes the folder with the new recipe.
@@ -114,17 +113,6 @@ export async function loadState(
       `${runDir} was begun with another recipe; use --fresh to start over or --out for a new folder`,
     );
   return ok({ ...parsed.data, resolved: recipe });
-}
-
-/**
- * A stored recipe with its RL method under today's name: runs begun before the method registry
- * (trainer/algos/registry.ts) recorded PPO as "gae", which the recipe schema now reads as "ppo".
- */
-function withCurrentMethodName(resolved: unknown): unknown {
-  const rl = (resolved as { rl?: { algorithm?: unknown } } | null | undefined)?.rl;
-  if (typeof rl?.algorithm !== "string") return resolved;
-  const algorithm = resolveMethod(rl.algorithm)?.name ?? rl.algorithm;
-  return { ...(resolved as object), rl: { ...rl, algorithm } };
 }
 
 /** Writes state.json atomically (temp file + rename), so an interrupt never leaves half a file. */
