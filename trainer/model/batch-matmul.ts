@@ -12,14 +12,14 @@ import { instantiateSimd, type SimdKernels } from "./simd-module.js";
 const KERNEL = "EdgegymBatchMatMul";
 type Mode = "nn" | "nt" | "tn";
 
-interface WasmBackendInternals {
+export interface WasmBackendInternals {
   wasm: { asm: { memory: WebAssembly.Memory } };
   dataIdMap: { get(id: tf.DataId): { memoryOffset: number } };
   makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
 }
 
 const bound = new WeakMap<WebAssembly.Memory, SimdKernels | null>();
-function kernelsOf(backend: WasmBackendInternals): SimdKernels | null {
+export function kernelsOf(backend: WasmBackendInternals): SimdKernels | null {
   const memory = backend.wasm?.asm?.memory;
   if (!(memory instanceof WebAssembly.Memory)) return null;
   if (!bound.has(memory)) bound.set(memory, instantiateSimd(memory));

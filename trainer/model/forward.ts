@@ -5,7 +5,8 @@ import { matmul, matmulT } from "./matmul.js";
 import { type RopePair, type RopeTables, ropePrefix, rotateHalf } from "./rope.js";
 import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
-// Copy-free Identity and Slice kernels for tfjs-wasm (see the module).
+// Faster tfjs-wasm kernels with the same values (see the modules).
+import "./wasm-elementwise.js";
 import "./wasm-kernels.js";
 import type { LayerWeights, Weights } from "./weights.js";
 

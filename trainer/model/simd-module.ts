@@ -209,12 +209,81 @@ function dot(width: number, fma: boolean): Kernel {
   };
 }
 
+/** The elementwise ops and their f32x4 opcodes. */
+const BINARY = { add: 228, sub: 229, mul: 230 } as const;
+export type BinaryOp = keyof typeof BINARY;
+
+/**
+ * Elementwise `out = a op b` over f32x4 lanes, in three shapes of b (each output is the one IEEE
+ * operation, so values equal tfjs's exactly):
+ * - `{op}_same(a, b, out, nBytes)`: b as long as a;
+ * - `{op}_row(a, b, out, rows, rowBytes)`: b one row, repeated for every row of a;
+ * - `{op}_col(a, b, out, rows, rowBytes)`: b one value per row of a, broadcast along the row.
+ */
+function binary(op: BinaryOp, shape: "same" | "row" | "col"): Kernel {
+  const code = simd(BINARY[op]);
+  const lanes = (at: number[], aAt: number[], bv: number[]) => [
+    ...at,
+    ...aAt,
+    ...vLoad(0),
+    ...bv,
+    ...code,
+    ...vStore(0),
+  ];
+  if (shape === "same") {
+    const [A, B, OUT, NB, i] = [0, 1, 2, 3, 4];
+    const body = loop(
+      i,
+      NB,
+      16,
+      lanes(
+        [...get(OUT), ...get(i), ...ADD],
+        [...get(A), ...get(i), ...ADD],
+        [...get(B), ...get(i), ...ADD, ...vLoad(0)],
+      ),
+    );
+    return { name: `${op}_same`, params: 4, locals: [[1, I32]], body };
+  }
+  const [A, B, OUT, ROWS, RB, r, j, base, s] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const bv = shape === "row" ? [...get(B), ...get(j), ...ADD, ...vLoad(0)] : get(s);
+  const row = [
+    ...[...get(r), ...get(RB), ...MUL, ...set(base)],
+    ...(shape === "col"
+      ? [...get(B), ...get(r), ...i32(4), ...MUL, ...ADD, ...f32Load(0), ...SPLAT, ...set(s)]
+      : []),
+    ...loop(
+      j,
+      RB,
+      16,
+      lanes(
+        [...get(OUT), ...get(base), ...ADD, ...get(j), ...ADD],
+        [...get(A), ...get(base), ...ADD, ...get(j), ...ADD],
+        bv,
+      ),
+    ),
+  ];
+  return {
+    name: `${op}_${shape}`,
+    params: 5,
+    locals: [
+      [3, I32],
+      [1, V128],
+    ],
+    body: loop(r, ROWS, 1, row),
+  };
+}
+
 /**
  * The module's bytes: `(import "env" "memory" (memory 0))` and the kernels, exported by name; with
  * `fma`, products accumulate by f32x4.relaxed_madd (Node 22; Node 20 lacks relaxed SIMD).
  */
 export function simdModuleBytes(fma: boolean): Uint8Array<ArrayBuffer> {
-  const kernels = [axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), dot(1, fma), dot(4, fma)];
+  const kernels = [
+    ...[axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), dot(1, fma), dot(4, fma)],
+    ...(["add", "sub", "mul"] as const).flatMap((op) =>
+      (["same", "row", "col"] as const).map((sh) => binary(op, sh)),
+    ),
+  ];
   const types = kernels.map((f) => [0x60, ...vec(Array.from({ length: f.params }, () => [I32])), 0]);
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
@@ -239,13 +308,18 @@ export function simdModuleBytes(fma: boolean): Uint8Array<ArrayBuffer> {
   return new Uint8Array(bytes);
 }
 
-export interface SimdKernels {
+type Fn = (...args: number[]) => void;
+
+export type SimdKernels = {
   axpy1x1: (...args: number[]) => void;
   axpy1x4: (...args: number[]) => void;
   axpy4x2: (...args: number[]) => void;
   dot1: (...args: number[]) => void;
   dot4: (...args: number[]) => void;
-}
+} & {
+  /** `{op}_{same|row|col}`, see {@link binary}. */
+  [K in `${BinaryOp}_${"same" | "row" | "col"}`]: Fn;
+};
 
 /** The kernels bound to `memory` (fused multiply-adds where available), or null without WebAssembly SIMD. */
 export function instantiateSimd(memory: WebAssembly.Memory): SimdKernels | null {
