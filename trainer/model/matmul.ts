@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { product } from "./batch-matmul.js";
+import { product, recording } from "./batch-matmul.js";
 
 /** Swaps the last two axes. */
 function transposeLast(x: tf.Tensor): tf.Tensor {
@@ -15,7 +15,7 @@ function transposeLast(x: tf.Tensor): tf.Tensor {
  * XNNPACK's speed here, without XNNPACK re-packing a new right operand on every backward product and
  * without transposing a); elsewhere they are unflagged tf.matMul products with explicit transposes.
  */
-export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+const matmulGrad = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: product("nn", a, b),
@@ -25,6 +25,10 @@ export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradS
     },
   };
 }) as never) as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T;
+
+export function matmul<T extends tf.Tensor>(a: T, b: tf.Tensor): T {
+  return (recording() ? matmulGrad(a, b) : product("nn", a, b)) as T;
+}
 
 /** a @ bᵀ through an explicit transpose (see {@link matmul}). */
 export function matmulT<T extends tf.Tensor>(a: T, b: tf.Tensor): T {

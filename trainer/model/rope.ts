@@ -1,4 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { recording } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul } from "./matmul.js";
 import type { ModelConfig } from "./types.js";
@@ -120,6 +121,7 @@ export function rotateColumns(w: tf.Tensor2D, rotate: tf.Tensor2D): tf.Tensor2D 
  */
 export function rotateHalf(x: tf.Tensor, r: RopeTables): tf.Tensor {
   const hd = r.rotate.shape[0];
+  if (!recording()) return tf.reshape(tf.matMul(tf.reshape(x, [-1, hd]), r.rotate), x.shape);
   const op = tf.customGrad(((xi: tf.Tensor) => ({
     value: tf.reshape(tf.matMul(tf.reshape(xi, [-1, hd]), r.rotate), xi.shape),
     gradFunc: (dy: tf.Tensor) => tf.reshape(tf.matMul(tf.reshape(dy, [-1, hd]), r.rotateT), dy.shape),
