@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { JobState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
 import { difference, methodOf, poolSeeds, rate, verdict } from "./results-pool.js";
-import { type FinishedRun, pooledTables } from "./results-table.js";
+import { pooledTables } from "./results-table.js";
+import type { FinishedRun } from "./run-folders.js";
 
 type Opts = {
   sft?: string;

@@ -1,11 +1,12 @@
-import type { FinishedRun } from "./results-table.js";
+import { resolveMethod } from "../algos/registry.js";
+import type { FinishedRun } from "./run-folders.js";
 
 /**
- * Method names as runs recorded them, read as today's: runs before the method registry wrote PPO as
- * its advantage estimator, `"gae"`.
+ * A method name as a run recorded it, read as today's through the registry's aliases (runs before the
+ * method registry wrote PPO as its advantage estimator, `"gae"`); a name the registry does not know
+ * is kept as it is.
  */
-const LEGACY_METHODS: Readonly<Record<string, string>> = { gae: "ppo" };
-export const methodOf = (algorithm: string) => LEGACY_METHODS[algorithm] ?? algorithm;
+export const methodOf = (algorithm: string) => resolveMethod(algorithm)?.name ?? algorithm;
 
 /** A success rate over n episodes, as a count and its binomial standard error. */
 export type Rate = { successes: number; n: number; p: number; se: number };

@@ -1,6 +1,5 @@
-import type { JobState } from "./plan.js";
-import type { Recipe } from "./recipe.js";
 import { fmtDifference, type Group, methodOf, verdict } from "./results-pool.js";
+import type { FinishedRun, ModelSize } from "./run-folders.js";
 
 /** The results table's columns: a label and the hub env (`owner/name`) whose runs fill it. */
 export const COLUMNS = [
@@ -36,9 +35,6 @@ export type Cell = {
   /** e.g. the hub eval run id or "expert on train tasks 0..n−1". */
   source: string;
 };
-
-/** A finished (or partly finished) `npm start` run folder. */
-export type FinishedRun = { dir: string; state: JobState; recipe: Recipe };
 
 /** The expert's measured play on one env (the expert refuses the test split, so another split). */
 export type ExpertCell = Cell & { env: string; split: string };
@@ -151,9 +147,6 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
   }
   return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
-
-/** A model's size as the pooled table states it (read from the SFT checkpoint's config.json). */
-export type ModelSize = { dModel: number; nLayers: number; params: number };
 
 /** `d 64 × 2 layers, 117k params`. */
 export const fmtModel = (m: ModelSize) =>

@@ -15,13 +15,12 @@ import {
   COLUMNS,
   type EnvNote,
   type ExpertCell,
-  type ModelSize,
   methodLabel,
   pooledTables,
   resultsTable,
   timingsTable,
 } from "./results-table.js";
-import { modelSize, readRuns } from "./run-folders.js";
+import { type ModelSize, modelSize, readRuns } from "./run-folders.js";
 
 /**
  * `npm run results [-- --runs runs --n 50 --out docs/results.md --notes <file.md>]`: docs/results.md

@@ -3,8 +3,13 @@ import { join } from "node:path";
 import { fromHfConfig } from "../checkpoint/hf-config.js";
 import { parameterCount } from "../model/memory.js";
 import { JobState } from "./plan.js";
-import { parseRecipe } from "./recipe.js";
-import type { FinishedRun, ModelSize } from "./results-table.js";
+import { parseRecipe, type Recipe } from "./recipe.js";
+
+/** A finished (or partly finished) `npm start` run folder. */
+export type FinishedRun = { dir: string; state: JobState; recipe: Recipe };
+
+/** A model's size as the pooled table states it (read from the SFT checkpoint's config.json). */
+export type ModelSize = { dModel: number; nLayers: number; params: number };
 
 /**
  * The run folders `npm start` left under each root (a folder with a state.json), each with its
