@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { batchMatmul, batchMatmulT } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
+import { rmsNorm } from "./rms-norm.js";
 import { type RopePair, type RopeTables, ropePrefix, rotateHalf } from "./rope.js";
 import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
@@ -13,10 +14,7 @@ import type { LayerWeights, Weights } from "./weights.js";
 /** Large negative instead of −∞ so fully masked rows (padding) stay finite. */
 export const MASKED = -1e9;
 
-/** RMSNorm: x / √(mean(x²) + ε) · w over the last axis. */
-export function rmsNorm(x: tf.Tensor, w: tf.Tensor1D, eps: number): tf.Tensor {
-  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w);
-}
+export { rmsNorm } from "./rms-norm.js";
 
 /** A projection `a @ w (+ b)`. */
 export interface Linear {
@@ -72,9 +70,12 @@ export function qkvHeads(
       hd,
     ]);
   };
-  const q = tf.transpose(roped(p.q, rope.q, c.nHeads), [0, 2, 1, 3]) as tf.Tensor4D;
-  const k = tf.transpose(roped(p.k, rope.k, c.nKvHeads), [0, 2, 1, 3]) as tf.Tensor4D;
-  const v = tf.transpose(tf.reshape(apply(a, p.v), [batch, t, c.nKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D;
+  // [B, T, n, hd] → [B, n, T, hd]; with one token per row (decoding) that is a reshape, not a copy.
+  const headsFirst = (x: tf.Tensor, heads: number) =>
+    (t === 1 ? tf.reshape(x, [batch, heads, 1, hd]) : tf.transpose(x, [0, 2, 1, 3])) as tf.Tensor4D;
+  const q = headsFirst(roped(p.q, rope.q, c.nHeads), c.nHeads);
+  const k = headsFirst(roped(p.k, rope.k, c.nKvHeads), c.nKvHeads);
+  const v = headsFirst(tf.reshape(apply(a, p.v), [batch, t, c.nKvHeads, hd]), c.nKvHeads);
   return { q, k, v };
 }
 

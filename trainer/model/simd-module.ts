@@ -274,12 +274,71 @@ function binary(op: BinaryOp, shape: "same" | "row" | "col"): Kernel {
 }
 
 /**
+ * `rmsnorm(x, w, out, rows, dBytes, epsBits)`: out = x · (1 / √(mean(x²) + ε)) · w per row of x (the
+ * forward pass only; ε passed as its float32 bits). The squares are summed in four lanes, then
+ * pairwise, so the mean equals tfjs's up to float associativity; the rest is tfjs's order.
+ */
+function rmsnorm(): Kernel {
+  const [X, W, OUT, ROWS, DB, EPS, r, j, base] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [acc, v] = [9, 10];
+  const at = (p: number) => [...get(p), ...get(base), ...ADD, ...get(j), ...ADD];
+  const lanesSum = [
+    ...[...get(acc), ...lane(0), ...get(acc), ...lane(1), ...F32_ADD],
+    ...[...get(acc), ...lane(2), ...get(acc), ...lane(3), ...F32_ADD, ...F32_ADD],
+  ];
+  const row = [
+    ...[...get(r), ...get(DB), ...MUL, ...set(base)],
+    ...[...V_ZERO, ...set(acc)],
+    ...loop(j, DB, 16, [
+      ...at(X),
+      ...vLoad(0),
+      ...set(v),
+      ...get(acc),
+      ...get(v),
+      ...get(v),
+      ...V_MUL,
+      ...V_ADD,
+      ...set(acc),
+    ]),
+    // 1 / √(Σ / d + ε), d = dBytes / 4 as a float.
+    ...[0x43, ...Array.from(new Uint8Array(new Float32Array([1]).buffer))],
+    ...lanesSum,
+    ...[...get(DB), ...i32(2), 0x76, 0xb3, 0x95], // i32.shr_u, f32.convert_i32_u, f32.div
+    ...[...get(EPS), 0xbe, ...F32_ADD, 0x91, 0x95], // f32.reinterpret_i32, add, sqrt, div
+    ...[...SPLAT, ...set(v)],
+    ...loop(j, DB, 16, [
+      ...at(OUT),
+      ...at(X),
+      ...vLoad(0),
+      ...get(v),
+      ...V_MUL,
+      ...get(W),
+      ...get(j),
+      ...ADD,
+      ...vLoad(0),
+      ...V_MUL,
+      ...vStore(0),
+    ]),
+  ];
+  return {
+    name: "rmsnorm",
+    params: 6,
+    locals: [
+      [3, I32],
+      [2, V128],
+    ],
+    body: loop(r, ROWS, 1, row),
+  };
+}
+
+/**
  * The module's bytes: `(import "env" "memory" (memory 0))` and the kernels, exported by name; with
  * `fma`, products accumulate by f32x4.relaxed_madd (Node 22; Node 20 lacks relaxed SIMD).
  */
 export function simdModuleBytes(fma: boolean): Uint8Array<ArrayBuffer> {
   const kernels = [
     ...[axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), dot(1, fma), dot(4, fma)],
+    rmsnorm(),
     ...(["add", "sub", "mul"] as const).flatMap((op) =>
       (["same", "row", "col"] as const).map((sh) => binary(op, sh)),
     ),
@@ -316,6 +375,7 @@ export type SimdKernels = {
   axpy4x2: (...args: number[]) => void;
   dot1: (...args: number[]) => void;
   dot4: (...args: number[]) => void;
+  rmsnorm: (...args: number[]) => void;
 } & {
   /** `{op}_{same|row|col}`, see {@link binary}. */
   [K in `${BinaryOp}_${"same" | "row" | "col"}`]: Fn;

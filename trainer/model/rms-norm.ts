@@ -1,0 +1,42 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { kernelsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
+
+/**
+ * RMSNorm: x / √(mean(x²) + ε) · w over the last axis. When no gradient is being recorded (sampling,
+ * scoring) on tfjs-wasm, one SIMD kernel does the six tfjs ops of a row at once (simd-module.ts's
+ * `rmsnorm`): a decoding step has five norms. Training keeps the tfjs ops and their gradients.
+ */
+export function rmsNorm(x: tf.Tensor, w: tf.Tensor1D, eps: number): tf.Tensor {
+  const d = x.shape.at(-1) as number;
+  if (!recording() && tf.getBackend() === "wasm" && d % 4 === 0 && x.dtype === "float32")
+    return tf.engine().runKernel(KERNEL, { x, w }, { eps }) as tf.Tensor;
+  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w);
+}
+
+const KERNEL = "EdgegymRmsNorm";
+
+tf.registerKernel({
+  kernelName: KERNEL,
+  backendName: "wasm",
+  kernelFunc: ({ inputs, backend, attrs }) => {
+    const be = backend as unknown as WasmBackendInternals;
+    const { x, w } = inputs as { x: tf.TensorInfo; w: tf.TensorInfo };
+    const d = x.shape.at(-1) as number;
+    const out = be.makeOutput([...x.shape], "float32");
+    const [px, pw, po] = [x, w, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
+      number,
+      number,
+      number,
+    ];
+    const epsBits = new Int32Array(new Float32Array([(attrs as { eps: number }).eps]).buffer)[0] as number;
+    (kernelsOf(be) as NonNullable<ReturnType<typeof kernelsOf>>).rmsnorm(
+      px,
+      pw,
+      po,
+      tf.util.sizeFromShape(x.shape) / d,
+      4 * d,
+      epsBits,
+    );
+    return out;
+  },
+});
