@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
-import { batchMatmul, batchMatmulT, product } from "./batch-matmul.js";
+import { addRow, batchMatmul, batchMatmulT, columnSums, mulRow, product } from "./batch-matmul.js";
 import { instantiateSimd, type SimdKernels, simdModuleBytes } from "./simd-module.js";
 
 const swap = (x: tf.Tensor) => tf.transpose(x, [0, 1, 3, 2]);
@@ -111,5 +111,33 @@ describe("SIMD batched products on tfjs-wasm", () => {
     const b = tf.randomNormal([1, 2, 6, 8], 0, 1, "float32", 9);
     expect(maxDiff(product("nt", a, b), tf.matMul(a, swap(b)))).toBe(0);
     await tf.setBackend("wasm");
+  });
+
+  it("sums columns by hand, and gives a bias's and a row weight's gradients as tfjs does", () => {
+    // Column sums of [[1, 2, 3, 4], [10, 20, 30, 40]] = [11, 22, 33, 44].
+    expect(
+      Array.from(
+        columnSums(
+          tf.tensor2d([
+            [1, 2, 3, 4],
+            [10, 20, 30, 40],
+          ]),
+        ).dataSync(),
+      ),
+    ).toEqual([11, 22, 33, 44]);
+    const x = tf.randomNormal([6, 8], 0, 1, "float32", 10) as tf.Tensor2D;
+    const w = tf.randomNormal([8], 0, 1, "float32", 11) as tf.Tensor1D;
+    const up = tf.randomNormal([6, 8], 0, 1, "float32", 12);
+    for (const [ours, theirs] of [
+      [addRow, tf.add],
+      [mulRow, tf.mul],
+    ] as const) {
+      const got = tf.grads((a: tf.Tensor, b: tf.Tensor) =>
+        tf.sum(tf.mul(ours(a as tf.Tensor2D, b as tf.Tensor1D), up)),
+      )([x, w]);
+      const want = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(theirs(a, b), up)))([x, w]);
+      expect(maxDiff(got[0] as tf.Tensor, want[0] as tf.Tensor)).toBe(0);
+      expect(maxDiff(got[1] as tf.Tensor, want[1] as tf.Tensor)).toBeLessThan(1e-5);
+    }
   });
 });

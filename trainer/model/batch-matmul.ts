@@ -154,3 +154,35 @@ export function batchMatmul<T extends tf.Tensor>(a: T, b: tf.Tensor): T {
 export function batchMatmulT<T extends tf.Tensor>(a: T, b: tf.Tensor): T {
   return (recording() ? batchMatmulTGrad(a, b) : product("nt", a, b)) as T;
 }
+
+/**
+ * Σ over the rows of `m` (`[N, C]` → `[C]`): the gradient of a row broadcast (a bias, a norm weight).
+ * On tfjs-wasm a product 1ᵀ·m in the SIMD loops; tfjs's Sum over the first axis transposes first.
+ */
+export function columnSums(m: tf.Tensor2D): tf.Tensor1D {
+  const [n, c] = m.shape;
+  if (tf.getBackend() !== "wasm" || c % 4 !== 0) return tf.sum(m, 0);
+  return tf.tidy(() => tf.reshape(product("tn", tf.ones([n, 1]), m), [c]) as tf.Tensor1D);
+}
+
+/** x + b for `[N, C]` x and `[C]` b, with db = {@link columnSums}(dy). */
+export const addRow = (x: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D =>
+  recording() ? addRowGrad(x, b) : tf.add(x, b);
+const addRowGrad = tf.customGrad(((x: tf.Tensor2D, b: tf.Tensor1D) => ({
+  value: tf.add(x, b),
+  gradFunc: (dy: tf.Tensor2D) => [dy, columnSums(dy)],
+})) as never) as (x: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
+
+/** x · w for `[N, C]` x and `[C]` w, with dw = {@link columnSums}(dy · x). */
+export const mulRow = (x: tf.Tensor2D, w: tf.Tensor1D): tf.Tensor2D =>
+  recording() ? mulRowGrad(x, w) : tf.mul(x, w);
+const mulRowGrad = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor1D, save: tf.GradSaveFunc) => {
+  save([x, w]);
+  return {
+    value: tf.mul(x, w),
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+      const [sx, sw] = saved as [tf.Tensor2D, tf.Tensor1D];
+      return [tf.mul(dy, sw), columnSums(tf.mul(dy, sx))];
+    },
+  };
+}) as never) as (x: tf.Tensor2D, w: tf.Tensor1D) => tf.Tensor2D;

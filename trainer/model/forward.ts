@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { batchMatmul, batchMatmulT } from "./batch-matmul.js";
+import { addRow, batchMatmul, batchMatmulT } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
 import { rmsNorm } from "./rms-norm.js";
@@ -44,7 +44,7 @@ export function projections(l: LayerWeights, r: RopeTables): Projections {
 
 function apply(a: tf.Tensor2D, p: Linear): tf.Tensor2D {
   const x = matmul(a, p.w);
-  return p.b ? tf.add(x, p.b) : x;
+  return p.b ? addRow(x, p.b) : x;
 }
 
 /**

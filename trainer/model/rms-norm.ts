@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { kernelsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
+import { kernelsOf, mulRow, recording, type WasmBackendInternals } from "./batch-matmul.js";
 
 /**
  * RMSNorm: x / √(mean(x²) + ε) · w over the last axis. When no gradient is being recorded (sampling,
@@ -10,7 +10,9 @@ export function rmsNorm(x: tf.Tensor, w: tf.Tensor1D, eps: number): tf.Tensor {
   const d = x.shape.at(-1) as number;
   if (!recording() && tf.getBackend() === "wasm" && d % 4 === 0 && x.dtype === "float32")
     return tf.engine().runKernel(KERNEL, { x, w }, { eps }) as tf.Tensor;
-  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w);
+  const normed = tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps)));
+  // The weight's gradient as column sums (batch-matmul.ts), not tfjs's Sum over the first axis.
+  return x.rank === 2 ? mulRow(normed as tf.Tensor2D, w) : tf.mul(normed, w);
 }
 
 const KERNEL = "EdgegymRmsNorm";
