@@ -104,6 +104,24 @@ describe("runRollouts", () => {
     expect(client.stats.requests).toBe(6);
   });
 
+  it("cuts an episode whose first prompt leaves no room for a reply, and plays the others", async () => {
+    const { policy, batches } = scriptedPolicy();
+    const client = await localClient();
+    const first = await runRollouts(policy, tokenizer, client, { ...options, tasks: [0] });
+    const promptLength = first.trajectories[0]?.steps[0]?.promptIds.length ?? 0;
+    expect(promptLength).toBeGreaterThan(64);
+    batches.length = 0;
+    // Room for the prompt and 64 new tokens, less one: the sampler would have thrown for the batch.
+    const short: Generator = { ...policy, config: { contextLength: promptLength + 63 } };
+    const { trajectories } = await runRollouts(short, tokenizer, client, { ...options, tasks: [0] });
+    expect(trajectories).toMatchObject([{ steps: [], success: false, truncated: true }]);
+    expect(trajectories[0]?.failure).toBeUndefined();
+    expect(batches).toEqual([]);
+    const roomy: Generator = { ...policy, config: { contextLength: promptLength + 64 } };
+    const played = await runRollouts(roomy, tokenizer, client, { ...options, tasks: [0] });
+    expect(played.trajectories[0]?.steps.length).toBe(1);
+  });
+
   it("records an unreachable env as an infrastructure failure and finishes the other episodes", async () => {
     const { policy } = scriptedPolicy();
     // Every attempt of the first tool-calling step (episode 1's first step) fails at the network level.

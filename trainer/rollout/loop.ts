@@ -69,7 +69,11 @@ export async function runRollouts(
         finish(Episode.failed({ episode, group, task: { split: opts.split, index } }, start));
         continue;
       }
-      live.push(new Episode({ episode, group, task: start.started.task }, start.started, rules));
+      const e = new Episode({ episode, group, task: start.started.task }, start.started, rules);
+      // A first prompt with no room for a reply is cut before its first step, as a later one is after
+      // its step: the sampler would refuse the whole batch for one task too long for this model.
+      if (e.context.promptIds.length + opts.maxNewTokens > policy.config.contextLength) finish(e.finish());
+      else live.push(e);
     }
     if (live.length === 0) continue;
 
