@@ -87,33 +87,40 @@ for (const backend of ["cpu", "wasm"] as const) {
       });
     }
 
-    it("in one block it is the one-hot formulation bit for bit: values and both gradients", () => {
-      const h = tf.randomNormal([9, 6], 0, 1, "float32", 11) as tf.Tensor2D;
-      const e = tf.randomNormal([17, 6], 0, 1, "float32", 12) as tf.Tensor2D;
-      const targets = [3, 3, 16, 0, 5, 9, 1, 3, 7];
-      const up = tf.randomNormal([9], 0, 1, "float32", 13);
-      const ours = (a: tf.Tensor, b: tf.Tensor) =>
-        targetScores(a as tf.Tensor2D, { weight: b as tf.Tensor2D, tied: true }, Int32Array.from(targets))
-          .logprobs;
-      // The old path: logits through matmul.ts's transpose, log-softmax, one-hot pick.
-      const old = (a: tf.Tensor, b: tf.Tensor) =>
-        tf.sum(
-          tf.mul(
-            tf.logSoftmax(matmulT(a as tf.Tensor2D, b)),
-            tf.cast(tf.oneHot(tf.tensor1d(targets, "int32"), 17), "float32"),
-          ),
-          -1,
+    // [9, 6]·[6, 17] takes tf.matMul; [12, 8]·[8, 16] takes batch-matmul.ts's SIMD loops on wasm.
+    it.each([
+      [9, 17, 6],
+      [12, 16, 8],
+    ])(
+      "in one block it is the one-hot formulation bit for bit: values and both gradients (%i rows, vocab %i, width %i)",
+      (rows, vocab, width) => {
+        const h = tf.randomNormal([rows, width], 0, 1, "float32", 11) as tf.Tensor2D;
+        const e = tf.randomNormal([vocab, width], 0, 1, "float32", 12) as tf.Tensor2D;
+        const targets = [3, 3, 16, 0, 5, 9, 1, 3, 7, 2, 15, 8].slice(0, rows).map((t) => t % vocab);
+        const up = tf.randomNormal([rows], 0, 1, "float32", 13);
+        const ours = (a: tf.Tensor, b: tf.Tensor) =>
+          targetScores(a as tf.Tensor2D, { weight: b as tf.Tensor2D, tied: true }, Int32Array.from(targets))
+            .logprobs;
+        // The old path: logits through matmul.ts's transpose, log-softmax, one-hot pick.
+        const old = (a: tf.Tensor, b: tf.Tensor) =>
+          tf.sum(
+            tf.mul(
+              tf.logSoftmax(matmulT(a as tf.Tensor2D, b)),
+              tf.cast(tf.oneHot(tf.tensor1d(targets, "int32"), vocab), "float32"),
+            ),
+            -1,
+          );
+        expect(Array.from(ours(h, e).dataSync())).toEqual(Array.from(old(h, e).dataSync()));
+        const g1 = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(ours(a, b), up)))([h, e]);
+        const g2 = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(old(a, b), up)))([h, e]);
+        expect(Array.from((g1[0] as tf.Tensor).dataSync())).toEqual(
+          Array.from((g2[0] as tf.Tensor).dataSync()),
         );
-      expect(Array.from(ours(h, e).dataSync())).toEqual(Array.from(old(h, e).dataSync()));
-      const g1 = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(ours(a, b), up)))([h, e]);
-      const g2 = tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(old(a, b), up)))([h, e]);
-      expect(Array.from((g1[0] as tf.Tensor).dataSync())).toEqual(
-        Array.from((g2[0] as tf.Tensor).dataSync()),
-      );
-      expect(Array.from((g1[1] as tf.Tensor).dataSync())).toEqual(
-        Array.from((g2[1] as tf.Tensor).dataSync()),
-      );
-    });
+        expect(Array.from((g1[1] as tf.Tensor).dataSync())).toEqual(
+          Array.from((g2[1] as tf.Tensor).dataSync()),
+        );
+      },
+    );
 
     it("a training step allocates no one-hot and no [B·T, V] block beyond a chunk", async () => {
       const made = createModel(

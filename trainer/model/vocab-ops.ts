@@ -1,4 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { product } from "./batch-matmul.js";
 
 /**
  * Vocabulary-sized operations without `[B·T, V]` one-hot matrices. tfjs's own gather gradient needs the
@@ -66,9 +67,9 @@ export function targetScores(
   const width = opts.entropy ? 2 : 1;
   const chunks: [number, number][] = [];
   for (let s = 0; s < n; s += rows) chunks.push([s, Math.min(rows, n - s)]);
-  // The matmuls are unflagged (see matmul.ts): tied heads use an explicit transpose of E.
+  // The products are matmul.ts's (batch-matmul.ts's `product`): tied heads use an explicit transpose of E.
   const block = (h: tf.Tensor2D, wOut: tf.Tensor2D, s: number, len: number) => {
-    const logits = tf.matMul(tf.slice(h, [s, 0], [len, -1]), wOut);
+    const logits = product("nn", tf.slice(h, [s, 0], [len, -1]), wOut);
     // tf.logSoftmax's own arithmetic (shift by the max, then subtract log Σ exp), so the values are
     // bit for bit those of the one-hot formulation this replaced.
     const shifted = tf.sub(logits, tf.max(logits, -1, true));
@@ -110,11 +111,9 @@ export function targetScores(
             dz = tf.add(dz, tf.reshape(onTarget, [len, vocab]));
             const hc = tf.slice(sh, [s, 0], [len, -1]);
             return {
-              dh: tf.matMul(dz, wIn) as tf.Tensor2D,
+              dh: product("nn", dz, wIn) as tf.Tensor2D,
               // hᵀ·dz, transposed back for a tied head: the product the old matmul gradient computed.
-              dw: (head.tied
-                ? tf.transpose(tf.matMul(tf.transpose(hc), dz))
-                : tf.matMul(tf.transpose(hc), dz)) as tf.Tensor2D,
+              dw: (head.tied ? tf.transpose(product("tn", hc, dz)) : product("tn", hc, dz)) as tf.Tensor2D,
             };
           });
           if (dW) {
