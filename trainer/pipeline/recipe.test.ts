@@ -43,10 +43,10 @@ describe("recipes", () => {
     }
   });
 
-  it("the default recipe trains on the hub's calculator", async () => {
+  it("the default recipe trains on the hub's calculator at level 1", async () => {
     const loaded = await loadRecipe(DEFAULT_RECIPE);
     if (!loaded.ok) throw new Error(loaded.error);
-    expect(loaded.value.recipe.env).toBe("edgegym/calculator@1.0.0");
+    expect(loaded.value.recipe.env).toBe("edgegym/calculator-l1@1.0.0");
     expect(loaded.value.recipe.rl.algorithm).toBe("grpo");
   });
 

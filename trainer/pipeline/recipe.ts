@@ -10,7 +10,7 @@ import { CurveConfig, curvePlan } from "./curve.js";
 
 /** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
 export const RECIPES_DIR = resolve(import.meta.dirname, "../../recipes");
-export const DEFAULT_RECIPE = "calculator-grpo";
+export const DEFAULT_RECIPE = "calculator-l1-grpo";
 
 /** The fields the pipeline sets itself (env, run folder, starting checkpoint) are not part of a recipe. */
 const OWNED = { env: true, out: true, init: true } as const;
