@@ -101,6 +101,13 @@ export const TrainFields = z.strictObject({
    * estimate (printed before it starts, trainer/model/memory.ts) exceeds it is refused.
    */
   memoryBudgetMiB: z.number().positive().optional(),
+  /**
+   * Cores to use: the main thread plus `workers − 1` worker threads, each with a copy of the policy
+   * (and the KL reference), sharing every rollout round's sampling and every update's scoring and
+   * minibatch gradients (trainer/parallel). Tokens and metrics do not depend on it beyond float
+   * rounding; 1 runs everything on the main thread.
+   */
+  workers: z.number().int().positive().default(1),
   /** Model shape for a fresh start (ignored with `init`). */
   model: ModelShape,
 });

@@ -124,7 +124,7 @@ export async function learningProbe(
     const optimizer = tf.train.adam(config.lr);
     for (let it = 1; it <= opts.iterations; it++) {
       const { trajectories } = await rollout(copy.value, "train", sampleTasks(10_000, 8, 100 + it), 8, 1);
-      rlUpdate({ model: copy.value, optimizer, config, pad: tokenizer.special.pad }, trajectories);
+      await rlUpdate({ model: copy.value, optimizer, config, pad: tokenizer.special.pad }, trajectories);
     }
     record(config.algorithm, await successRate(copy.value));
     copy.value.dispose();

@@ -98,8 +98,8 @@ describe("rlUpdate on wasm", () => {
       const m = model(false);
       const config = TrainConfig.parse({ algorithm: "grpo" });
       const base = tf.memory().numBytes;
-      const info = await tf.profile(() => {
-        rlUpdate(
+      const info = await tf.profile(async () => {
+        await rlUpdate(
           { model: m, optimizer: tf.train.sgd(0.1), config, pad: PAD, passElements },
           longBatch(episodes),
         );
@@ -118,7 +118,7 @@ describe("rlUpdate on wasm", () => {
     ["grpo, seq-mean-token-sum", "grpo", "seq-mean-token-sum", false],
     ["gae with a value head, seq-mean-token-mean", "gae", "seq-mean-token-mean", true],
   ] as const) {
-    it(`${name}: accumulating one row per pass gives the one-pass update and metrics`, () => {
+    it(`${name}: accumulating one row per pass gives the one-pass update and metrics`, async () => {
       // Different lengths, and a row with an empty response (it trains nothing).
       const trajectories = [
         episode(0, 0, 5, 4, 1),
@@ -127,11 +127,11 @@ describe("rlUpdate on wasm", () => {
         episode(3, 1, 12, 0, 0),
         episode(4, 1, 7, 3, 0),
       ];
-      const run = (passElements: number) => {
+      const run = async (passElements: number) => {
         const m = model(valueHead);
         const before = weights(m);
         const config = TrainConfig.parse({ algorithm, aggregation, entropyCoef: 0.01 });
-        const out = rlUpdate(
+        const out = await rlUpdate(
           { model: m, optimizer: tf.train.sgd(1), config, pad: PAD, passElements },
           trajectories,
         );
@@ -139,8 +139,8 @@ describe("rlUpdate on wasm", () => {
         m.dispose();
         return { out, delta: after.map((w, i) => w.map((x, j) => x - (before[i]?.[j] ?? 0))) };
       };
-      const one = run(Number.POSITIVE_INFINITY);
-      const perRow = run(1);
+      const one = await run(Number.POSITIVE_INFINITY);
+      const perRow = await run(1);
       // SGD: the weight change is −lr·clip(g), so equal changes mean equal gradients.
       let biggest = 0;
       one.delta.forEach((w, i) => {
@@ -155,12 +155,12 @@ describe("rlUpdate on wasm", () => {
     });
   }
 
-  it("takes no optimizer step on a batch without response tokens", () => {
+  it("takes no optimizer step on a batch without response tokens", async () => {
     const m = model(false);
     const before = weights(m);
     const optimizer = tf.train.adam(1e-2);
     const config = TrainConfig.parse({ algorithm: "grpo" });
-    const out = rlUpdate({ model: m, optimizer, config, pad: PAD }, [
+    const out = await rlUpdate({ model: m, optimizer, config, pad: PAD }, [
       episode(0, 0, 8, 0, 1),
       episode(1, 0, 8, 0, 0),
     ]);

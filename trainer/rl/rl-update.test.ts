@@ -135,11 +135,14 @@ describe("rlUpdate", () => {
     ["gae", true],
     ["steppo", true],
   ] as const) {
-    it(`${algorithm}: one update moves the weights and reports losses`, () => {
+    it(`${algorithm}: one update moves the weights and reports losses`, async () => {
       const m = model(valueHead);
       const before = (m.trainableVariables[0] as tf.Variable).arraySync();
       const config = TrainConfig.parse({ algorithm, policyLoss: algorithm === "steppo" ? "gspo" : "ppo" });
-      const out = rlUpdate({ model: m, optimizer: tf.train.adam(1e-2), config, pad: PAD }, trajectories);
+      const out = await rlUpdate(
+        { model: m, optimizer: tf.train.adam(1e-2), config, pad: PAD },
+        trajectories,
+      );
       expect(out.metrics["losses/policy"]).toBeTypeOf("number");
       expect(Number.isFinite(out.metrics["grad/norm"])).toBe(true);
       if (valueHead) expect(out.metrics["losses/value"]).toBeGreaterThan(0);
@@ -150,12 +153,12 @@ describe("rlUpdate", () => {
     });
   }
 
-  it("with a KL reward penalty against a frozen reference and PRIME-normalised process rewards", () => {
+  it("with a KL reward penalty against a frozen reference and PRIME-normalised process rewards", async () => {
     const m = model(false);
     const reference = frozenCopy(m, 3);
     if (!reference.ok) throw new Error(reference.error);
     const config = TrainConfig.parse({ klCoef: 0.1, klMode: "reward", processRewardNorm: "prime" });
-    const out = rlUpdate(
+    const out = await rlUpdate(
       { model: m, optimizer: tf.train.adam(1e-2), config, pad: PAD, reference: reference.value },
       trajectories,
     );

@@ -2,12 +2,14 @@ import type * as tf from "@tensorflow/tfjs-core";
 import { resolveMethod } from "../algos/registry.js";
 import { accumulate, PASS_ELEMENTS } from "../model/passes.js";
 import type { PolicyModel } from "../model/types.js";
+import type { PolicyPool } from "../parallel/policy-pool.js";
+import { scoreRows } from "../parallel/score-shard.js";
 import type { Trajectory } from "../rollout/types.js";
 import { buildBatch } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 import { scoreBatch } from "./score.js";
 import { computeTargets } from "./targets.js";
-import { applyGradients, lossSettings, minibatchPasses, passGradients } from "./update-step.js";
+import { applyGradients, lossSettings, minibatchShards, passGradients, rlPassTask } from "./update-step.js";
 
 export type UpdateContext = {
   model: PolicyModel;
@@ -16,6 +18,11 @@ export type UpdateContext = {
   reference?: PolicyModel;
   config: TrainConfig;
   pad: number;
+  /**
+   * Worker threads sharing the scoring and each minibatch's gradient (trainer/parallel); without one,
+   * everything runs here.
+   */
+  pool?: PolicyPool;
   /** Budget of one forward(/backward) pass in float32 elements (model/passes.ts); default {@link PASS_ELEMENTS}. */
   passElements?: number;
 };
@@ -28,10 +35,10 @@ export type UpdateContext = {
  * gradient-norm clipping (update-step.ts). Returns the metrics (`losses/*`, `grad/norm`) averaged
  * over the steps, and the number of tokens pushed through training.
  */
-export function rlUpdate(
+export async function rlUpdate(
   ctx: UpdateContext,
   trajectories: readonly Trajectory[],
-): { metrics: Record<string, number>; trainTokens: number } {
+): Promise<{ metrics: Record<string, number>; trainTokens: number }> {
   const cfg = ctx.config;
   const method = resolveMethod(cfg.algorithm);
   if (method === undefined) throw new Error(`unknown RL method ${cfg.algorithm}`);
@@ -43,12 +50,18 @@ export function rlUpdate(
   const merge = cfg.policyLoss === "ppo" && cfg.aggregation === "token-mean";
   const batch = buildBatch(trajectories, ctx.pad, merge);
   if (batch.sequences.length === 0) return { metrics: {}, trainTokens: 0 };
-  const scores = scoreBatch(batch, {
-    model: ctx.model,
-    ...(ctx.reference ? { reference: ctx.reference } : {}),
-    values: loss.critic,
-    passElements,
-  });
+  const scores = ctx.pool
+    ? await scoreRows({ pool: ctx.pool }, batch, {
+        values: loss.critic,
+        reference: ctx.reference !== undefined,
+        budget: passElements,
+      })
+    : scoreBatch(batch, {
+        model: ctx.model,
+        ...(ctx.reference ? { reference: ctx.reference } : {}),
+        values: loss.critic,
+        passElements,
+      });
   const targets = computeTargets(batch, scores, cfg, method.estimator);
 
   const sums: Record<string, number> = {};
@@ -58,16 +71,22 @@ export function rlUpdate(
   for (let epoch = 0; epoch < cfg.ppoEpochs; epoch++) {
     for (let from = 0; from < batch.sequences.length; from += rowsPer) {
       const rows = batch.sequences.slice(from, from + rowsPer).map((_, i) => from + i);
-      const passes = minibatchPasses({ batch, scores, targets }, rows, loss, ctx.model.config, passElements);
+      const data = { batch, scores, targets };
+      const threads = ctx.pool?.size ?? 1;
+      const shards = minibatchShards(data, rows, loss, ctx.model.config, passElements, threads).filter(
+        (s) => s.length > 0,
+      );
       // A minibatch with no trained token takes no optimizer step.
-      if (passes.length === 0) continue;
-      const grads: tf.NamedTensorMap = {};
-      const metrics: Record<string, number> = {};
-      for (const pass of passes) {
-        const out = passGradients(ctx.model, pass);
-        accumulate(grads, out.grads);
-        addInto(metrics, out.metrics);
-      }
+      if (shards.length === 0) continue;
+      let grads: tf.NamedTensorMap = {};
+      let metrics: Record<string, number> = {};
+      if (ctx.pool) ({ grads, notes: metrics } = await ctx.pool.gradients(rlPassTask, shards));
+      else
+        for (const pass of shards.flat()) {
+          const out = passGradients(ctx.model, pass);
+          accumulate(grads, out.grads);
+          addInto(metrics, out.metrics);
+        }
       metrics["grad/norm"] = applyGradients(ctx.optimizer, grads, cfg.maxGradNorm);
       addInto(sums, metrics);
       steps++;

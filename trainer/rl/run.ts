@@ -5,8 +5,9 @@ import { loadPolicy } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
 import { frozenCopy } from "../model/frozen-copy.js";
 import { checkTrainingMemory } from "../model/memory.js";
-import type { Checkpoint, PolicyModel } from "../model/types.js";
+import type { BackendName, Checkpoint, PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import { writeReport } from "../report/report.js";
 import { runRollouts } from "../rollout/loop.js";
 import { sampleTasks } from "../rollout/sample-tasks.js";
@@ -61,6 +62,13 @@ export async function runTraining(
   if (ref && !ref.ok) return ref;
   const reference = ref?.value;
   const pad = tokenizer.special.pad;
+  const pool =
+    config.workers > 1
+      ? await PolicyPool.start(config.workers, backend.value as BackendName, {
+          policy: model,
+          ...(reference ? { reference } : {}),
+        })
+      : undefined;
   let last: Record<string, number> = {};
   const save = async (dir: string, checkpoint: Checkpoint) => {
     const saved = await io.saveCheckpoint(dir, checkpoint);
@@ -71,7 +79,7 @@ export async function runTraining(
     for (let iteration = 1; iteration <= config.iterations; iteration++) {
       const tasks = sampleTasks(size, config.tasksPerIteration, config.seed * 7919 + iteration);
       const { trajectories, stats } = await runRollouts(
-        model,
+        pool?.generator() ?? model,
         tokenizer,
         client,
         {
@@ -89,8 +97,8 @@ export async function runTraining(
         manifest.tools,
       );
       const t0 = performance.now();
-      const update = rlUpdate(
-        { model, optimizer, config, pad, ...(reference ? { reference } : {}) },
+      const update = await rlUpdate(
+        { model, optimizer, config, pad, ...(reference ? { reference } : {}), ...(pool ? { pool } : {}) },
         trajectories,
       );
       const seconds = (performance.now() - t0) / 1000;
@@ -123,6 +131,7 @@ export async function runTraining(
     });
     await writeReport(config.out, `${manifest.name} · ${config.algorithm}`);
   } finally {
+    await pool?.close();
     reference?.dispose();
     await client.close();
   }

@@ -3,6 +3,7 @@ import { clipGradNorm, entropyBonus, klLoss, policyLosses, valueLoss } from "../
 import { planPasses, rowsOf } from "../model/passes.js";
 import type { ModelConfig, PolicyModel } from "../model/types.js";
 import { lossTask } from "../parallel/shard-task.js";
+import { shardPasses } from "../parallel/shards.js";
 import type { TrainBatch } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 import type { Scores } from "./score.js";
@@ -173,37 +174,57 @@ export function minibatchPasses(
   model: ModelConfig,
   passElements: number,
 ): RlPassInput[] {
+  return minibatchShards(data, rows, loss, model, passElements, 1).flat();
+}
+
+/**
+ * {@link minibatchPasses} for `threads` threads: the rows split into shards of about equal cost
+ * (trainer/parallel/shards.ts), each planned into passes; every share is still of the whole
+ * minibatch's counts, so the passes' gradients sum to the minibatch's wherever they run. One thread
+ * gives one shard, planned as {@link planPasses} plans the minibatch.
+ */
+export function minibatchShards(
+  data: { batch: TrainBatch; scores: Scores; targets: Targets },
+  rows: readonly number[],
+  loss: LossSettings,
+  model: ModelConfig,
+  passElements: number,
+  threads: number,
+): RlPassInput[][] {
   const { batch, scores, targets } = data;
   const trains = (n: Counts) => n.tokens > 0 || (loss.critic && n.valueTokens > 0);
   const total = countsOf(rows, batch.mask, targets.valueMask);
   if (!trains(total)) return [];
-  return planPasses(batch.lengths, rows, model, passElements).flatMap((pass) => {
-    const n = countsOf(pass.rows, batch.mask, targets.valueMask);
-    if (!trains(n)) return [];
-    const tokens = n.tokens / Math.max(1, total.tokens);
-    const input: RlPassInput = {
-      ids: rowsOf(batch.ids, pass),
-      targets: rowsOf(batch.targets, pass),
-      mask: rowsOf(batch.mask, pass),
-      oldLogprobs: rowsOf(scores.logprobs, pass),
-      advantages: rowsOf(targets.advantages, pass),
-      ...(scores.refLogprobs ? { refLogprobs: rowsOf(scores.refLogprobs, pass) } : {}),
-      ...(loss.critic
-        ? {
-            value: {
-              old: rowsOf(scores.values ?? [], pass),
-              targets: rowsOf(targets.valueTargets, pass),
-              mask: rowsOf(targets.valueMask, pass),
-            },
-          }
-        : {}),
-      share: {
-        tokens,
-        agg: loss.aggregation === "token-mean" ? tokens : n.liveRows / Math.max(1, total.liveRows),
-        value: n.valueTokens / Math.max(1, total.valueTokens),
-      },
-      loss,
-    };
-    return [input];
-  });
+  const shards = shardPasses(batch.lengths, rows, model, passElements, threads);
+  return shards.map((passes) =>
+    passes.flatMap((pass) => {
+      const n = countsOf(pass.rows, batch.mask, targets.valueMask);
+      if (!trains(n)) return [];
+      const tokens = n.tokens / Math.max(1, total.tokens);
+      const input: RlPassInput = {
+        ids: rowsOf(batch.ids, pass),
+        targets: rowsOf(batch.targets, pass),
+        mask: rowsOf(batch.mask, pass),
+        oldLogprobs: rowsOf(scores.logprobs, pass),
+        advantages: rowsOf(targets.advantages, pass),
+        ...(scores.refLogprobs ? { refLogprobs: rowsOf(scores.refLogprobs, pass) } : {}),
+        ...(loss.critic
+          ? {
+              value: {
+                old: rowsOf(scores.values ?? [], pass),
+                targets: rowsOf(targets.valueTargets, pass),
+                mask: rowsOf(targets.valueMask, pass),
+              },
+            }
+          : {}),
+        share: {
+          tokens,
+          agg: loss.aggregation === "token-mean" ? tokens : n.liveRows / Math.max(1, total.liveRows),
+          value: n.valueTokens / Math.max(1, total.valueTokens),
+        },
+        loss,
+      };
+      return [input];
+    }),
+  );
 }
