@@ -6,6 +6,7 @@ import { createModel } from "../model/create-model.js";
 import type { PolicyModel, SampleOptions } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
+import { failsOnWorkers } from "../testing/worker-only-failure.js";
 import { PolicyPool } from "./policy-pool.js";
 import { scoreRows } from "./score-shard.js";
 import { sftPassLoss, sftShards, sftStepParallel } from "./sft-shard.js";
@@ -174,5 +175,13 @@ describe("PolicyPool on wasm: two threads give one thread's results", () => {
         );
     }
     tf.dispose([ids, targets, ev.logprobs, ev.values as tf.Tensor, ref]);
+  });
+
+  it("rejects with a worker's error, and the worker serves the next call", async () => {
+    await expect(pool.forward(failsOnWorkers, [1, 2])).rejects.toThrow(
+      /policy worker: .*shard 2 failed on purpose/s,
+    );
+    const again = await pool.sample(PROMPTS, OPTS);
+    expect(again.tokens).toEqual((await model.sample(PROMPTS, OPTS)).tokens);
   });
 });
