@@ -22,14 +22,17 @@ export type ProbeOptions = {
   iterations: number;
   lr: number;
   ppoEpochs: number;
+  /** Weight of negative advantages (the calculator recipes' 0.25; see `TrainConfig`). */
+  negativeAdvantageWeight: number;
 };
 
 export const DEFAULT_PROBE: ProbeOptions = {
   sftSteps: 250,
   sftLr: 5e-3,
-  iterations: 60,
+  iterations: 100,
   lr: 1e-3,
   ppoEpochs: 2,
+  negativeAdvantageWeight: 0.25,
 };
 
 export type ProbePhase = { phase: string; success: number; seconds: number };
@@ -120,7 +123,12 @@ export async function learningProbe(
   for (const overrides of [{ algorithm: "grpo" }, { algorithm: "steppo" }]) {
     const copy = frozenCopy(sft, 1);
     if (!copy.ok) throw new Error(copy.error);
-    const config = TrainConfig.parse({ lr: opts.lr, ppoEpochs: opts.ppoEpochs, ...overrides });
+    const config = TrainConfig.parse({
+      lr: opts.lr,
+      ppoEpochs: opts.ppoEpochs,
+      negativeAdvantageWeight: opts.negativeAdvantageWeight,
+      ...overrides,
+    });
     const optimizer = tf.train.adam(config.lr);
     for (let it = 1; it <= opts.iterations; it++) {
       const { trajectories } = await rollout(copy.value, "train", sampleTasks(10_000, 8, 100 + it), 8, 1);
