@@ -29,6 +29,8 @@ export class HubError extends Error {
     readonly status?: number,
     /** The hub's problem, when it sent one. */
     readonly problem?: Problem,
+    /** No answer at all (network error or deadline): worth trying again, unlike a refusal. */
+    readonly unreachable = false,
   ) {
     super(message);
   }
@@ -61,7 +63,13 @@ export type HubClient = ReturnType<typeof hc<HubApi>>;
 export function hubClient(hub: HubTarget, timeoutMs = HUB_CALL_TIMEOUT_MS): HubClient {
   const unreachable = (e: unknown) => {
     const why = e instanceof Error && e.name === "TimeoutError" ? `no answer in ${timeoutMs} ms` : "";
-    return new HubError(`cannot reach the hub at ${hub.url}${why ? ` (${why})` : ""}`, 1);
+    return new HubError(
+      `cannot reach the hub at ${hub.url}${why ? ` (${why})` : ""}`,
+      1,
+      undefined,
+      undefined,
+      true,
+    );
   };
   const deadlineFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const signal = AbortSignal.timeout(timeoutMs);

@@ -13,7 +13,13 @@ import {
   StepResult as StepResultSchema,
 } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { backoffMs, DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryPolicy, sleep } from "./retry.js";
+import {
+  type AttemptOutcome,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  type RetryPolicy,
+  retrying,
+} from "./retry.js";
 import type { Transport, TransportResponse } from "./transport.js";
 
 /** Why a request failed for good. Retryable kinds only end up here after every retry failed. */
@@ -57,7 +63,8 @@ export type ClientStats = {
   failures: Record<FailureKind, number>;
 };
 
-const RETRYABLE = new Set<FailureKind>(["network", "timeout", "rate_limited", "server_error"]);
+/** Failures worth another try: the request may succeed later. */
+export const RETRYABLE = new Set<FailureKind>(["network", "timeout", "rate_limited", "server_error"]);
 
 /**
  * The edgegym/v1 client the rollouts use. Every call returns a Result: infrastructure trouble is a
@@ -108,22 +115,20 @@ export class EnvClient {
     schema: z.ZodType<T>,
   ): Promise<Result<T, InfraFailure>> {
     const { retry, stepDeadlineMs } = this.options;
-    for (let attempt = 0; ; attempt++) {
-      this.stats.requests++;
-      const outcome = await this.limit(() => this.attempt(method, path, body, schema, stepDeadlineMs));
-      if (outcome.ok) return outcome;
-      const failure = { ...outcome.error.failure, attempts: attempt + 1 };
-      if (!RETRYABLE.has(failure.kind) || attempt >= retry.maxRetries) {
-        this.stats.failures[failure.kind]++;
-        return err(failure);
-      }
-      this.stats.retries[failure.kind as keyof ClientStats["retries"]]++;
-      const backoff = backoffMs(attempt, retry, this.options.random);
-      const after = outcome.error.retryAfterMs;
-      await sleep(
-        after === undefined ? backoff : Math.max(Math.min(after, retry.maxRetryAfterMs), backoff / 2),
-      );
-    }
+    const result = await retrying(
+      () => {
+        this.stats.requests++;
+        return this.limit(() => this.attempt(method, path, body, schema, stepDeadlineMs));
+      },
+      {
+        policy: retry,
+        retryable: (f) => RETRYABLE.has(f.kind),
+        onRetry: (f) => this.stats.retries[f.kind as keyof ClientStats["retries"]]++,
+        ...(this.options.random ? { random: this.options.random } : {}),
+      },
+    );
+    if (!result.ok) this.stats.failures[result.error.kind]++;
+    return result;
   }
 
   private async attempt<T>(
@@ -132,7 +137,7 @@ export class EnvClient {
     body: unknown,
     schema: z.ZodType<T>,
     deadlineMs: number,
-  ): Promise<Result<T, { failure: Omit<InfraFailure, "attempts">; retryAfterMs?: number }>> {
+  ): Promise<AttemptOutcome<T, Omit<InfraFailure, "attempts">>> {
     let res: TransportResponse;
     try {
       res = await this.transport.request(method, path, body, AbortSignal.timeout(deadlineMs));

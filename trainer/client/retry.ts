@@ -1,3 +1,5 @@
+import { err, type Result } from "../../shared/result.js";
+
 /** How the env client retries: exponential backoff with jitter, bounded attempts. */
 export type RetryPolicy = {
   /** Attempts after the first one. */
@@ -7,6 +9,11 @@ export type RetryPolicy = {
   maxDelayMs: number;
   /** Longest Retry-After the client honours; a longer one is capped here. */
   maxRetryAfterMs: number;
+  /**
+   * Time a call may spend waiting out 429s before they count as retries. A throttled run slows down
+   * to the server's limit instead of losing episodes; unset, a 429 spends a retry like any failure.
+   */
+  rateLimitBudgetMs?: number;
 };
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -14,6 +21,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   baseDelayMs: 100,
   maxDelayMs: 5_000,
   maxRetryAfterMs: 30_000,
+  rateLimitBudgetMs: 300_000,
 };
 
 /**
@@ -35,3 +43,47 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** One try of a call: its value, or why not (with the server's Retry-After when it sent one). */
+export type AttemptOutcome<T, F> = Result<T, { failure: F; retryAfterMs?: number }>;
+
+export type RetryingOptions<F> = {
+  policy: RetryPolicy;
+  /** Whether a failure may be tried again (a 4xx refusal may not). */
+  retryable: (failure: F) => boolean;
+  /** Called before each wait: the caller counts its retries by cause. */
+  onRetry?: (failure: F) => void;
+  random?: () => number;
+};
+
+/**
+ * Tries `attempt` until it succeeds, fails in a way `retryable` refuses, or its retries are spent;
+ * the last failure comes back with the number of attempts. Each wait honours Retry-After (capped)
+ * and never undercuts half the backoff; 429s within `rateLimitBudgetMs` spend no retry.
+ */
+export async function retrying<T, F extends { kind: string }>(
+  attempt: () => Promise<AttemptOutcome<T, F>>,
+  opts: RetryingOptions<F>,
+): Promise<Result<T, F & { attempts: number }>> {
+  const { policy } = opts;
+  let retries = 0;
+  let throttledMs = 0;
+  for (let attempts = 1; ; attempts++) {
+    const outcome = await attempt();
+    if (outcome.ok) return outcome;
+    const { failure, retryAfterMs } = outcome.error;
+    const throttled = failure.kind === "rate_limited" && throttledMs < (policy.rateLimitBudgetMs ?? 0);
+    if (!opts.retryable(failure) || (!throttled && retries >= policy.maxRetries)) {
+      return err({ ...failure, attempts });
+    }
+    opts.onRetry?.(failure);
+    const backoff = backoffMs(Math.min(attempts - 1, 30), policy, opts.random);
+    const wait =
+      retryAfterMs === undefined
+        ? backoff
+        : Math.max(Math.min(retryAfterMs, policy.maxRetryAfterMs), backoff / 2);
+    if (throttled) throttledMs += wait;
+    else retries++;
+    await sleep(wait);
+  }
+}

@@ -32,6 +32,9 @@ async function fakeHub() {
     receipts: [] as string[],
     trajectories: [] as unknown[],
     gatewaySessions: 0,
+    /** Session requests still to refuse with 429 (the hub's rate limit), and how many were. */
+    throttle: 0,
+    throttled: 0,
   };
   const app = new Hono();
   const forward = (path: string, init: RequestInit) =>
@@ -64,6 +67,14 @@ async function fakeHub() {
     return c.json(runView({ tasks, model: body.model }), 201);
   });
   app.post("/v1/evals/run_1/sessions", async (c) => {
+    if (seen.throttle > 0) {
+      seen.throttle--;
+      seen.throttled++;
+      const problem = { type: "about:blank", title: "Too Many Requests", status: 429, code: "rate_limited" };
+      return c.json({ ...problem, detail: "rate limit exceeded for token caller", retryAfter: 1 }, 429, {
+        "retry-after": "1",
+      });
+    }
     const { index } = (await c.req.json()) as { index: number };
     seen.issued.push(index);
     return forward("/v1/sessions", { method: "POST", body: JSON.stringify({ split: "test", index }) });
@@ -160,6 +171,23 @@ describe("eval --upload (hub evaluation)", () => {
       successRate: 0,
     });
     expect(formatEvalTable(result.value)).toContain("hub run            run_1");
+  });
+
+  it("waits out a rate-limited hub instead of losing a task's receipt", async () => {
+    // The first four session requests are refused with 429 (more than a step's 5 retries would allow
+    // if every request were refused); every task still gets its session and its receipt.
+    hub.seen.issued = [];
+    hub.seen.receipts = [];
+    hub.seen.trajectories = [];
+    hub.seen.throttle = 4;
+    hub.seen.throttled = 0;
+    const env = { EDGEGYM_HUB_URL: hubUrl, EDGEGYM_TOKEN: "tok", XDG_CONFIG_HOME: "/nonexistent" };
+    const result = await runEval({ ...config, policy: `openai:${modelUrl}/v1` }, io, env);
+    if (!result.ok) throw new Error(result.error);
+    expect(hub.seen.throttled).toBe(4);
+    expect(hub.seen.issued.sort()).toEqual([0, 1, 2]);
+    expect(hub.seen.receipts).toHaveLength(3);
+    expect(result.value.infraFailures).toBe(0);
   });
 
   it("refuses --upload for an env that is not on the hub", async () => {

@@ -12,7 +12,8 @@ import { type ChatMessage, SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { fitTranscript } from "../../shared/transcript.js";
 import type { HubTarget } from "../client/credentials.js";
-import type { InfraFailure } from "../client/env-client.js";
+import { type InfraFailure, RETRYABLE } from "../client/env-client.js";
+import { type AttemptOutcome, DEFAULT_RETRY_POLICY, retrying } from "../client/retry.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
 
 /**
@@ -28,7 +29,7 @@ export class HubEvalRun {
   /** POST /v1/evals: the run over the body's env (`owner/name@version`), split and tasks. */
   static async create(hub: HubTarget, body: CreateEval): Promise<Result<HubEvalRun>> {
     const api = hubClient(hub, HUB_EVAL_CALL_TIMEOUT_MS);
-    const created = await attempt("/v1/evals", EvalRun, api.v1.evals.$post({ json: body }));
+    const created = await attempt("/v1/evals", EvalRun, () => api.v1.evals.$post({ json: body }));
     return created.ok ? ok(new HubEvalRun(api, created.value.id)) : err(created.error);
   }
 
@@ -39,19 +40,25 @@ export class HubEvalRun {
   /** Each episode's opening messages (system, user), kept for the transcript uploaded with its receipt. */
   private readonly openings = new Map<string, ChatMessage[]>();
 
-  /** Sessions come from the hub so that the receipts can be tied to this run. */
+  /**
+   * Sessions come from the hub so that the receipts can be tied to this run. Starting a task's
+   * session is idempotent on the hub (it hands back the one issued earlier), so every retryable
+   * failure is tried again, and a rate-limited run waits its turn rather than losing the task.
+   */
   readonly start: StartSession = async (task) => {
-    const r = await attempt(
-      `/v1/evals/${this.id}/sessions`,
-      SessionResponse,
-      this.run.sessions.$post({ param: { id: this.id }, json: { index: task.index } }),
+    const path = `/v1/evals/${this.id}/sessions`;
+    const r = await retrying(
+      () =>
+        tryCall(
+          path,
+          SessionResponse,
+          this.run.sessions.$post({ param: { id: this.id }, json: { index: task.index } }),
+        ),
+      { policy: DEFAULT_RETRY_POLICY, retryable: (f) => RETRYABLE.has(f.kind) },
     );
-    if (r.ok) {
-      this.openings.set(r.value.episodeId, r.value.observation.messages);
-      return r;
-    }
-    const failure: InfraFailure = { kind: "rejected", detail: r.error, attempts: 1 };
-    return err(failure);
+    if (!r.ok) return r;
+    this.openings.set(r.value.episodeId, r.value.observation.messages);
+    return r;
   };
 
   /**
@@ -80,9 +87,7 @@ export class HubEvalRun {
     let rejected = 0;
     const reasons = new Map<string, number>();
     for (let from = 0; from < episodes.length; from += MAX_EPISODE_BATCH) {
-      const r = await attempt(
-        `/v1/evals/${this.id}/episodes`,
-        EpisodeResults,
+      const r = await attempt(`/v1/evals/${this.id}/episodes`, EpisodeResults, () =>
         this.run.episodes.$post({
           param: { id: this.id },
           json: { episodes: episodes.slice(from, from + MAX_EPISODE_BATCH) },
@@ -104,9 +109,7 @@ export class HubEvalRun {
 
   /** Closes the run; the hub's aggregate counts tasks without a verified episode as failures. */
   async finish(): Promise<Result<EvalAggregate | null>> {
-    const r = await attempt(
-      `/v1/evals/${this.id}/finish`,
-      EvalRun,
+    const r = await attempt(`/v1/evals/${this.id}/finish`, EvalRun, () =>
       this.run.finish.$post({ param: { id: this.id } }),
     );
     return r.ok ? ok(r.value.aggregate) : r;
@@ -158,23 +161,45 @@ const HUB_EVAL_CALL_TIMEOUT_MS = 120_000;
 async function attempt<T>(
   path: string,
   schema: z.ZodType<T>,
-  call: Promise<ClientResponse<unknown, number, "json">>,
+  call: () => Promise<ClientResponse<unknown, number, "json">>,
 ): Promise<Result<T>> {
+  // A 429 left the hub untouched, so even a call that is not idempotent can wait and go again.
+  const r = await retrying(() => tryCall(path, schema, call()), {
+    policy: DEFAULT_RETRY_POLICY,
+    retryable: (f) => f.kind === "rate_limited",
+  });
+  return r.ok ? r : err(r.error.detail);
+}
+
+/** One hub call, its failure classified the way the env client classifies a step's (retryable or not). */
+async function tryCall<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  call: Promise<ClientResponse<unknown, number, "json">>,
+): Promise<AttemptOutcome<T, Omit<InfraFailure, "attempts">>> {
   let json: unknown;
   try {
     json = await hubJson(call);
   } catch (e) {
-    if (e instanceof HubError && e.problem) {
+    if (e instanceof HubError && e.status !== undefined) {
       const p = e.problem;
       // Which field was wrong, when the hub says: the same `issues` the CLI prints.
-      const issues = (p.issues ?? []).map((i) => `${i.path === "" ? "(body)" : i.path}: ${i.message}`);
-      return err(
-        `${path}: ${p.code}: ${p.detail ?? p.title}${issues.length > 0 ? ` (${issues.join("; ")})` : ""}`,
-      );
+      const issues = (p?.issues ?? []).map((i) => `${i.path === "" ? "(body)" : i.path}: ${i.message}`);
+      const detail = p
+        ? `${path}: ${p.code}: ${p.detail ?? p.title}${issues.length > 0 ? ` (${issues.join("; ")})` : ""}`
+        : `${path}: HTTP ${e.status}`;
+      const kind = e.status === 429 ? "rate_limited" : e.status >= 500 ? "server_error" : "rejected";
+      return err({
+        failure: { kind, status: e.status, detail, ...(p ? { code: p.code } : {}) },
+        ...(p?.retryAfter === undefined ? {} : { retryAfterMs: p.retryAfter * 1000 }),
+      });
     }
-    if (e instanceof HubError && e.status !== undefined) return err(`${path}: HTTP ${e.status}`);
-    return err(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+    const detail = `${path}: ${e instanceof Error ? e.message : String(e)}`;
+    const kind = e instanceof HubError && !e.unreachable ? "bad_response" : "network";
+    return err({ failure: { kind, detail } });
   }
   const parsed = schema.safeParse(json);
-  return parsed.success ? ok(parsed.data) : err(`${path}: unexpected response`);
+  return parsed.success
+    ? ok(parsed.data)
+    : err({ failure: { kind: "bad_response", detail: `${path}: unexpected response` } });
 }

@@ -3,6 +3,7 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
 import { evaluateOnHub } from "../eval/hub-eval.js";
+import { failureLines } from "../eval/policy-failure.js";
 import type { PolicyModel } from "../model/types.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { Trajectory } from "../rollout/types.js";
@@ -28,6 +29,8 @@ export type HubEvalResult = {
   rejected: number;
   /** The hub's reasons for them, `count × code: detail`. */
   rejections: string[];
+  /** Episodes the env could not finish (each task a failure for the hub): one line per kind. */
+  failures: string[];
   trajectories: Trajectory[];
 };
 
@@ -78,5 +81,12 @@ export async function runHubEval(
   if (!evaluated.ok) return evaluated;
   const { runId, aggregate, uploaded, trajectories } = evaluated.value;
   if (!aggregate) return err(`eval run ${runId} finished without an aggregate`);
-  return ok({ runId, aggregate, rejected: uploaded.rejected, rejections: uploaded.rejections, trajectories });
+  return ok({
+    runId,
+    aggregate,
+    rejected: uploaded.rejected,
+    rejections: uploaded.rejections,
+    failures: failureLines(trajectories),
+    trajectories,
+  });
 }

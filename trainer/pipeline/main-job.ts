@@ -158,6 +158,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
           `eval ${label}: success ${a.successRate.toFixed(3)}, reward ${a.meanReturn.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
         );
         for (const why of ran.value.rejections) io.log(`eval ${label}: the hub rejected ${why}`);
+        for (const line of ran.value.failures) io.log(`eval ${label}: no receipt: ${line}`);
         const result: EvalDone = {
           runId: ran.value.runId,
           model,
