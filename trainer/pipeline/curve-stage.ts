@@ -4,11 +4,10 @@ import { findBuiltin } from "../../environments/builtin.js";
 import { parseEnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
-import { loadPolicy } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
-import { runRollouts } from "../rollout/loop.js";
 import type { RunIO } from "../run/run-io.js";
 import { type CurveFile, type CurvePoint, curvePlan, readCurve, writeCurve } from "./curve.js";
+import { greedyScore } from "./greedy-score.js";
 import type { Hub } from "./hub-eval.js";
 import type { JobState } from "./plan.js";
 import type { Recipe } from "./recipe.js";
@@ -114,42 +113,24 @@ export async function runCurveStage(opts: CurveStageOptions): Promise<Result<Cur
         continue;
       }
       const t0 = performance.now();
-      const policy = await loadPolicy(t.checkpoint, {}, 1, io);
-      if (!policy.ok) return policy;
-      let point: CurvePoint;
-      try {
-        const { trajectories } = await runRollouts(
-          policy.value.model,
-          policy.value.tokenizer,
-          client,
-          {
-            split: curve.split,
-            tasks: Array.from({ length: n }, (_, i) => i),
-            groupSize: 1,
-            maxLive: 32,
-            maxSteps: recipe.eval.maxSteps,
-            maxNewTokens: recipe.eval.maxNewTokens,
-            temperature: 0,
-            topP: 1,
-            seed: 1,
-            renderTools: false,
-          },
-          manifest.tools,
-        );
-        // As in the hub's aggregate: every task counts, an episode the env could not run is a failure.
-        const successes = trajectories.filter((x) => x.failure === undefined && x.success).length;
-        point = {
-          iteration: t.iteration,
-          checkpoint: t.checkpoint,
-          success: successes / n,
-          successes,
-          n,
-          failures: trajectories.filter((x) => x.failure !== undefined).length,
-          seconds: Math.round((performance.now() - t0) / 100) / 10,
-        };
-      } finally {
-        policy.value.model.dispose();
-      }
+      const scored = await greedyScore(
+        t.checkpoint,
+        { client, tools: manifest.tools },
+        { split: curve.split, n },
+        recipe.eval,
+        io,
+      );
+      if (!scored.ok) return scored;
+      const { success, successes, failures } = scored.value;
+      const point: CurvePoint = {
+        iteration: t.iteration,
+        checkpoint: t.checkpoint,
+        success,
+        successes,
+        n,
+        failures,
+        seconds: Math.round((performance.now() - t0) / 100) / 10,
+      };
       file.points = [...file.points, point].sort((a, b) => a.iteration - b.iteration);
       await writeCurve(runDir, file);
       io.log(

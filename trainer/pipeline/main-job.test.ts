@@ -121,7 +121,12 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect(again).not.toContain("x");
 
     // Another method with --reuse starts from this run's SFT policy: no SFT epoch, no second SFT eval.
-    const rloo = parseRecipe({ ...recipe, rl: { ...recipe.rl, algorithm: "rloo" } });
+    // It selects its RL checkpoint on train tasks 0..3.
+    const rloo = parseRecipe({
+      ...recipe,
+      rl: { ...recipe.rl, algorithm: "rloo" },
+      select: { split: "train", n: 4 },
+    });
     if (!rloo.ok) throw new Error(rloo.error);
     const source = await readSourceRun(runDir);
     if (!source.ok) throw new Error(source.error);
@@ -143,6 +148,15 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect(reused.value.state.sft).toEqual({ ...state.sft, from: runDir });
     expect(reused.value.state.evalSft?.runId).toBe(state.evalSft?.runId);
     expect(reused.value.state.evalRl?.model).toBe("mini-rloo/sft+rloo");
+    // Each segment was validated on the 4 train tasks, and the hub evaluated the best one's checkpoint.
+    const validated = reused.value.state.segments.map((s) => s.validation);
+    expect(validated.map((v) => v?.n)).toEqual([4, 4]);
+    const [v1, v2] = validated.map((v) => v?.successes ?? -1) as [number, number];
+    const best = v1 > v2 ? 0 : 1;
+    expect(log).toContain(`select: segment ${best + 1} of 2, the best on train tasks`);
+    expect(reused.value.state.evalRl?.checkpoint).toBe(
+      join(reused.value.state.segments[best]?.dir ?? "", "checkpoints", "final"),
+    );
     // The RL segments started from the adopted SFT weights.
     const config = JSON.parse(
       await readFile(join(reused.value.state.segments[0]?.dir ?? "", "config.json"), "utf8"),

@@ -13,6 +13,8 @@ import { type Hub, runHubEval } from "./hub-eval.js";
 import { type EvalDone, type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
 import { baseDir, type Recipe } from "./recipe.js";
 import { adoptStages, type SourceRun } from "./reuse.js";
+import { selectedSegment } from "./select.js";
+import { validateCheckpoint } from "./select-stage.js";
 
 /** Thrown from a progress callback to stop the trainer between iterations (Ctrl-C). */
 export class Interrupted extends Error {}
@@ -91,9 +93,11 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
       current =
         stage.kind === "rl"
           ? `rl segment ${stage.segment}`
-          : stage.kind === "eval"
-            ? `eval ${stage.which}`
-            : "sft";
+          : stage.kind === "validate"
+            ? `validate segment ${stage.segment}`
+            : stage.kind === "eval"
+              ? `eval ${stage.which}`
+              : "sft";
       const t0 = performance.now();
       const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
       if (stage.kind === "sft") {
@@ -136,8 +140,23 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         state.segments.push({ dir: stage.out, iterations: stage.iterations, seconds: seconds() });
         await mergeMetrics(join(runDir, "rl"), state);
         await writeReport(join(runDir, "rl"), rlTitle(opts.name, recipe));
+      } else if (stage.kind === "validate") {
+        const scored = await validateCheckpoint(recipe, stage.checkpoint, opts.hub, io);
+        if (!scored.ok) return fail(scored.error);
+        const segment = state.segments[stage.segment - 1];
+        if (segment) segment.validation = scored.value;
+        const v = scored.value;
+        io.log(
+          `validate segment ${stage.segment}: success ${v.success.toFixed(3)} (${v.successes}/${v.n}) on ${recipe.select?.split} tasks 0..${v.n - 1} in ${seconds()} s`,
+        );
       } else {
         const label = stage.which === "sft" ? "sft" : `sft+${recipe.rl.algorithm}`;
+        if (stage.which === "rl" && recipe.select) {
+          const chosen = selectedSegment(state.segments, recipe.select) + 1;
+          io.log(
+            `select: segment ${chosen} of ${state.segments.length}, the best on ${recipe.select.split} tasks`,
+          );
+        }
         io.log(
           `stage eval ${label}: ${recipe.eval.split} tasks 0..${recipe.eval.n - 1} as a hub evaluation run`,
         );

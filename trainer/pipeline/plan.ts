@@ -4,6 +4,7 @@ import { z } from "zod";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { parseRecipe, type Recipe } from "./recipe.js";
+import { selectedSegment } from "./select.js";
 
 /** A finished hub evaluation of one policy. */
 const EvalDone = z.object({
@@ -32,7 +33,16 @@ export const JobState = z.object({
   sft: z.object({ checkpoint: z.string(), seconds: z.number(), from: z.string().optional() }).optional(),
   segments: z
     .array(
-      z.object({ dir: z.string(), iterations: z.number(), seconds: z.number(), from: z.string().optional() }),
+      z.object({
+        dir: z.string(),
+        iterations: z.number(),
+        seconds: z.number(),
+        from: z.string().optional(),
+        /** The final checkpoint's greedy result on the recipe's `select` tasks, when it selects. */
+        validation: z
+          .object({ success: z.number(), successes: z.number(), n: z.number(), failures: z.number() })
+          .optional(),
+      }),
     )
     .default([]),
   evalSft: EvalDone.optional(),
@@ -45,6 +55,7 @@ export type JobState = z.infer<typeof JobState>;
 export type Stage =
   | { kind: "sft"; out: string }
   | { kind: "rl"; segment: number; iterations: number; init: string; out: string }
+  | { kind: "validate"; segment: number; checkpoint: string }
   | { kind: "eval"; which: "sft" | "rl"; checkpoint: string }
   | { kind: "done" };
 
@@ -60,10 +71,17 @@ export function segmentSizes(iterations: number, segment: number): number[] {
   return sizes;
 }
 
-/** The first unfinished stage: SFT, then each RL segment from the previous checkpoint, then the two evals. */
+/**
+ * The first unfinished stage: SFT, then each RL segment from the previous checkpoint (each validated
+ * when the recipe selects), then the two evals.
+ */
 export function nextStage(state: JobState, recipe: Recipe, runDir: string): Stage {
   if (!state.sft) return { kind: "sft", out: join(runDir, "sft") };
   const sizes = segmentSizes(recipe.rl.iterations, recipe.segment);
+  const unvalidated = recipe.select ? state.segments.findIndex((s) => !s.validation) : -1;
+  const pending = state.segments[unvalidated];
+  if (pending)
+    return { kind: "validate", segment: unvalidated + 1, checkpoint: finalCheckpoint(pending.dir) };
   const done = state.segments.length;
   if (done < sizes.length) {
     const previous = state.segments.at(-1);
@@ -76,8 +94,8 @@ export function nextStage(state: JobState, recipe: Recipe, runDir: string): Stag
     };
   }
   if (!state.evalSft) return { kind: "eval", which: "sft", checkpoint: state.sft.checkpoint };
-  const last = state.segments.at(-1);
-  if (!state.evalRl && last) return { kind: "eval", which: "rl", checkpoint: finalCheckpoint(last.dir) };
+  const chosen = state.segments[selectedSegment(state.segments, recipe.select)];
+  if (!state.evalRl && chosen) return { kind: "eval", which: "rl", checkpoint: finalCheckpoint(chosen.dir) };
   return { kind: "done" };
 }
 

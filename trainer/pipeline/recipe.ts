@@ -7,6 +7,7 @@ import { parseConfig } from "../config/parse-config.js";
 import { TrainFields, withMethod } from "../rl/config.js";
 import { SftConfig } from "../sft/sft-config.js";
 import { CurveConfig, curvePlan } from "./curve.js";
+import { SelectConfig } from "./select.js";
 
 /** Where `npm start -- --recipe <name>` looks for `<name>.json`. */
 export const RECIPES_DIR = resolve(import.meta.dirname, "../../recipes");
@@ -70,6 +71,12 @@ export const Recipe = z.strictObject({
    * `--reuse`'s comparisons, and adding it to a run folder's recipe resumes that folder.
    */
   curve: CurveConfig.optional(),
+  /**
+   * Early stopping on held-out train tasks (trainer/pipeline/select.ts), e.g.
+   * `{ "split": "train", "n": 300 }`: each RL segment's final checkpoint plays tasks 0..n−1 greedily
+   * and the hub evaluates the best of them. Unset: the last segment's checkpoint.
+   */
+  select: SelectConfig.optional(),
 });
 export type Recipe = z.infer<typeof Recipe>;
 
