@@ -1,5 +1,32 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { z } from "zod";
 import type { JobState } from "./plan.js";
+
+/** The fields of a checkpoint's config.json (Hugging Face names) that say how big the model is. */
+const Shape = z.object({
+  model_type: z.string(),
+  num_hidden_layers: z.number(),
+  hidden_size: z.number(),
+  max_position_embeddings: z.number(),
+  vocab_size: z.number(),
+});
+
+/** `qwen2, 2 layers × 64 wide, context 384, vocab 268` from a checkpoint folder; "?" when unreadable. */
+export async function modelSize(checkpoint: string | undefined): Promise<string> {
+  if (checkpoint === undefined) return "?";
+  const text = await readFile(join(checkpoint, "config.json"), "utf8").catch(() => "");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return "?";
+  }
+  const c = Shape.safeParse(json);
+  if (!c.success) return "?";
+  const m = c.data;
+  return `${m.model_type}, ${m.num_hidden_layers} layer${m.num_hidden_layers === 1 ? "" : "s"} × ${m.hidden_size} wide, context ${m.max_position_embeddings}, vocab ${m.vocab_size}`;
+}
 
 /** A hub aggregate's mean reward ± its standard error (the hub's stderr is that of the mean return). */
 const pm = (mean: number, se: number) => `${mean.toFixed(3)} ± ${se.toFixed(3)}`;

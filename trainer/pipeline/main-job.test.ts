@@ -7,7 +7,7 @@ import { saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { createModel } from "../model/create-model.js";
 import { startTestHub } from "../testing/test-hub.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-import { beforeAfter } from "./before-after.js";
+import { beforeAfter, modelSize } from "./before-after.js";
 import type { LocalHub } from "./local-hub.js";
 import { runMainJob } from "./main-job.js";
 import { loadState } from "./plan.js";
@@ -110,6 +110,12 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     expect(table).toContain("mini/sft+grpo");
     expect(table).toContain(state.evalRl?.runId ?? "?");
     expect(table).toContain(join(runDir, "rl", "report.png"));
+    // The header's model size, read from the evaluated checkpoint: the recipe's 1 × 16 shape with the
+    // byte tokenizer's 268 ids (256 bytes and 12 specials).
+    expect(await modelSize(state.evalRl?.checkpoint)).toBe(
+      "qwen2, 1 layer × 16 wide, context 384, vocab 268",
+    );
+    expect(await modelSize(join(runDir, "no-such-checkpoint"))).toBe("?");
 
     // A finished folder has nothing left to do.
     const third = await runMainJob({

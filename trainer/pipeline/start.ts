@@ -83,7 +83,7 @@ say(`recipe ${name}: ${recipe.description}`);
 const { readSourceRun } = await import("./reuse.js");
 const { startLocalHub } = await import("./local-hub.js");
 const { runMainJob } = await import("./main-job.js");
-const { beforeAfter } = await import("./before-after.js");
+const { beforeAfter, modelSize } = await import("./before-after.js");
 const reuse = values.reuse === undefined ? undefined : await readSourceRun(values.reuse);
 if (reuse && !reuse.ok) {
   say(reuse.error);
@@ -155,5 +155,7 @@ if (result.value.interrupted) {
   say(`resume with: npm start -- --recipe ${values.recipe}${values.out ? ` --out ${values.out}` : ""}`);
   process.exit(130);
 }
-console.log(`\n${name} (${recipe.env}, backend ${result.value.state.backend ?? "?"}, ${minutes} min)\n`);
-console.log(beforeAfter(result.value.state, runDir, hub.value.url, recipe.env, recipe.eval.split));
+const { state } = result.value;
+const model = await modelSize(state.evalRl?.checkpoint ?? state.sft?.checkpoint);
+console.log(`\n${name} (${recipe.env}, backend ${state.backend ?? "?"}, model ${model}, ${minutes} min)\n`);
+console.log(beforeAfter(state, runDir, hub.value.url, recipe.env, recipe.eval.split));
