@@ -58,6 +58,15 @@ describe("the results table", () => {
     );
   });
 
+  it("gives an env outside the fixed columns (an easier level) a column of its own, after them", () => {
+    const lines = resultsTable([run("calculator-l1", "grpo", 0.25, 0.75)], []).split("\n");
+    expect(lines[0]?.endsWith("| webshop (procedural) | calculator-l1 |")).toBe(true);
+    const cells = (lines.find((l) => l.startsWith("| SFT+GRPO |")) ?? "").split(" | ");
+    // Column 7 (after method and the 6 fixed envs): success 0.75 · reward 0.75 ± 0.25 over n=4.
+    expect(cells[7]).toBe("0.750 · 0.750 ± 0.250 (n=4) |");
+    expect(cells.slice(1, 7).every((c) => c === "not run")).toBe(true);
+  });
+
   it("formats a cell and lists each run's stage timings", () => {
     expect(fmtCell({ success: 0.1234, reward: 0.2, stderr: 0.05, n: 50, source: "x" })).toBe(
       "0.123 · 0.200 ± 0.050 (n=50)",

@@ -51,13 +51,17 @@ export const fmtCell = (c: Cell) =>
 const envOf = (r: FinishedRun) => r.recipe.env.split("@")[0] ?? "";
 
 /**
- * The markdown table: rows expert, SFT and each SFT+RL method; a column per env. A cell is "not run"
+ * The markdown table: rows expert, SFT and each SFT+RL method; a column per env of COLUMNS, then one
+ * per other env that runs used (an easier level such as `calculator-l1`, by name). A cell is "not run"
  * unless a run folder (or the expert measurement) holds its figure. An RL cell that does not beat the
  * SFT policy of the same run says so. Several runs of one method on one env are all listed, one line
  * each, so a repeat that came out worse is not hidden behind a better one.
  */
 export function resultsTable(runs: readonly FinishedRun[], experts: readonly ExpertCell[]): string {
-  const header = ["method", ...COLUMNS.map((c) => c.label)];
+  const known = new Set<string>(COLUMNS.map((c) => c.env));
+  const others = [...new Set(runs.map(envOf))].filter((env) => !known.has(env)).sort();
+  const columns = [...COLUMNS, ...others.map((env) => ({ label: env.split("/").at(-1) ?? env, env }))];
+  const header = ["method", ...columns.map((c) => c.label)];
   const cellOf = (e: {
     aggregate: { successRate: number; stderr: number; meanReturn: number; n: number; verified: number };
     runId: string;
@@ -71,21 +75,21 @@ export function resultsTable(runs: readonly FinishedRun[], experts: readonly Exp
   });
   const expertRow = [
     "expert",
-    ...COLUMNS.map((col) => {
+    ...columns.map((col) => {
       const x = experts.find((e) => e.env === col.env);
       return x ? `${fmtCell(x)} [${x.split} split]` : "not run";
     }),
   ];
   const sftRow = [
     "SFT",
-    ...COLUMNS.map((col) => {
+    ...columns.map((col) => {
       const r = runs.find((run) => envOf(run) === col.env && run.state.evalSft);
       return r?.state.evalSft ? fmtCell(cellOf(r.state.evalSft)) : "not run";
     }),
   ];
   const rlRows = METHODS.map((m) => [
     m.label,
-    ...COLUMNS.map((col) => {
+    ...columns.map((col) => {
       const cells = runs.flatMap((r) => {
         if (envOf(r) !== col.env || methodOf(r.recipe.rl.algorithm) !== m.method || !r.state.evalRl)
           return [];
