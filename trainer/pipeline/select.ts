@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { GreedyScore } from "./greedy-score.js";
 
 /**
  * A recipe's `select`: after each RL segment its final checkpoint plays tasks 0..n−1 of `split`
@@ -19,7 +18,7 @@ export const SelectConfig = z.strictObject({
 export type SelectConfig = z.infer<typeof SelectConfig>;
 
 /** A finished segment as state.json records it. */
-type Segment = { dir: string; validation?: GreedyScore | undefined };
+type Segment = { dir: string; validation?: { success: number } | undefined };
 
 /** The index of the segment to evaluate: the best validated one when the recipe selects, else the last. */
 export function selectedSegment(segments: readonly Segment[], select: SelectConfig | undefined): number {
