@@ -158,16 +158,17 @@ export class EnvClient {
     const code = typeof problem?.code === "string" ? problem.code : undefined;
     const detail = typeof problem?.detail === "string" ? problem.detail : `HTTP ${res.status}`;
     const base = { status: res.status, detail, ...(code === undefined ? {} : { code }) };
-    if (res.status === 429) {
-      const retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
-      return err({
-        failure: { kind: "rate_limited", ...base },
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      });
-    }
-    if (res.status >= 500) return err({ failure: { kind: "server_error", ...base } });
-    return err({ failure: { kind: "rejected", ...base } });
+    const retryAfterMs = res.status === 429 ? parseRetryAfter(res.headers["retry-after"]) : undefined;
+    return err({
+      failure: { kind: refusalKind(res.status), ...base },
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
   }
+}
+
+/** What a non-2xx status means for retrying: 429 waits, 5xx may pass later, any other refusal is final. */
+export function refusalKind(status: number): "rate_limited" | "server_error" | "rejected" {
+  return status === 429 ? "rate_limited" : status >= 500 ? "server_error" : "rejected";
 }
 
 function safeJson(text: string): unknown {

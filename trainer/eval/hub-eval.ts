@@ -12,7 +12,7 @@ import { type ChatMessage, SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { fitTranscript } from "../../shared/transcript.js";
 import type { HubTarget } from "../client/credentials.js";
-import { type InfraFailure, RETRYABLE } from "../client/env-client.js";
+import { type InfraFailure, RETRYABLE, refusalKind } from "../client/env-client.js";
 import { type AttemptOutcome, DEFAULT_RETRY_POLICY, retrying } from "../client/retry.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
 
@@ -188,9 +188,8 @@ async function tryCall<T>(
       const detail = p
         ? `${path}: ${p.code}: ${p.detail ?? p.title}${issues.length > 0 ? ` (${issues.join("; ")})` : ""}`
         : `${path}: HTTP ${e.status}`;
-      const kind = e.status === 429 ? "rate_limited" : e.status >= 500 ? "server_error" : "rejected";
       return err({
-        failure: { kind, status: e.status, detail, ...(p ? { code: p.code } : {}) },
+        failure: { kind: refusalKind(e.status), status: e.status, detail, ...(p ? { code: p.code } : {}) },
         ...(p?.retryAfter === undefined ? {} : { retryAfterMs: p.retryAfter * 1000 }),
       });
     }

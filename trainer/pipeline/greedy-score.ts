@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { err, ok, type Result } from "../../shared/result.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
 import type { EnvClient } from "../client/env-client.js";
@@ -5,8 +6,14 @@ import { runRollouts } from "../rollout/loop.js";
 import type { RunIO } from "../run/run-io.js";
 import type { Recipe } from "./recipe.js";
 
-/** A checkpoint's greedy result on tasks 0..n−1 of a split. */
-export type GreedyScore = { success: number; successes: number; n: number; failures: number };
+/** A checkpoint's greedy result on tasks 0..n−1 of a split (kept in state.json as a segment's validation). */
+export const GreedyScore = z.object({
+  success: z.number(),
+  successes: z.number(),
+  n: z.number(),
+  failures: z.number(),
+});
+export type GreedyScore = z.infer<typeof GreedyScore>;
 
 /**
  * One checkpoint plays tasks 0..n−1 of `split` once, greedily, in-process, with the recipe's

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
+import { GreedyScore } from "./greedy-score.js";
 import { parseRecipe, type Recipe } from "./recipe.js";
 import { selectedSegment } from "./select.js";
 
@@ -39,9 +40,7 @@ export const JobState = z.object({
         seconds: z.number(),
         from: z.string().optional(),
         /** The final checkpoint's greedy result on the recipe's `select` tasks, when it selects. */
-        validation: z
-          .object({ success: z.number(), successes: z.number(), n: z.number(), failures: z.number() })
-          .optional(),
+        validation: GreedyScore.optional(),
       }),
     )
     .default([]),
