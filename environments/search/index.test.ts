@@ -36,7 +36,7 @@ describe("search environment", () => {
   it("declares one search tool, the built-in splits and maxSteps 6", async () => {
     const m = await search.manifest({ bindings: secrets });
     expect(m.tools.map((t) => t.function.name)).toEqual(["search"]);
-    expect(m.splits).toEqual({ train: 10_000, test: 1_000 });
+    expect(m.splits).toEqual({ train: 10_000, test: 1_000, validation: 1_000 });
     expect(m.limits.maxSteps).toBe(6);
     expect(m.reward).toEqual({ min: 0, max: 1 });
   });

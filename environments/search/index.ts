@@ -73,6 +73,8 @@ export type SearchEnvironmentOptions = {
   description: string;
   source: SearchSource;
   config?: Partial<SearchConfig>;
+  /** Bumped when the tasks change (default 1.0.0). */
+  version?: string;
 };
 
 /** A multi-hop QA environment (Agent-R1's HotpotQA recipe) over any question source and corpus. */
@@ -86,7 +88,7 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
   const { source } = options;
   return defineEnvironment<SearchTask, SearchState, SearchConfig>({
     name: options.name,
-    version: "1.0.0",
+    version: options.version ?? "1.0.0",
     description: options.description,
     tools: {
       search: {
@@ -165,7 +167,7 @@ export const search = createSearchEnvironment({
 });
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "one-hop questions over a small world (236 passages), 3 passages a search",
+  1: "one-hop questions over a small world (944 passages; train 9,440), 3 passages a search",
   2: "two-hop questions over the small world, 3 passages a search",
 };
 
@@ -180,6 +182,8 @@ export function searchAtLevel(level: number): Environment {
     description: `Multi-hop QA over a generated fictional world; level ${level} of ${SEARCH_LEVELS}: ${LEVEL_TEXT[level] ?? ""}. Answer in <answer>…</answer>; exact-match reward.`,
     source: worldSourceAt(level),
     config: { level, topK: 3 },
+    // 1.1.0: larger worlds, the train split's 10 times the others' (`SMALL_SCALE`).
+    version: "1.1.0",
   });
 }
 

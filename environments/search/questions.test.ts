@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { splitWorld, WORLD_SPLITS, worldTask } from "./questions.js";
-import { generateWorld } from "./world.js";
+import { generateWorld, worldNames } from "./world.js";
 
 describe("generated world", () => {
   it("is deterministic by seed and gives every entity a unique title", () => {
@@ -30,7 +30,19 @@ describe("two-hop questions", () => {
   it("are deterministic by split and index", () => {
     expect(worldTask("train", 123)).toEqual(worldTask("train", 123));
     expect(worldTask("train", 123)).not.toEqual(worldTask("test", 123));
-    expect(Object.keys(WORLD_SPLITS)).toEqual(["train", "test"]);
+    expect(Object.keys(WORLD_SPLITS)).toEqual(["train", "test", "validation"]);
+  });
+
+  it("hold out a validation world that shares no name or title with train or test, at every level", () => {
+    for (const level of [1, 3]) {
+      const names = (split: string) => worldNames(splitWorld(split, level).world);
+      const seen = new Set([...names("train"), ...names("test")]);
+      const validation = names("validation");
+      // (4 + 16 + 120 + 16 + 80) · 4 = 944 names in level 1's (scaled) world, 816 in the full one.
+      expect(validation).toHaveLength(level === 1 ? 944 : 816);
+      expect(validation.filter((n) => seen.has(n))).toEqual([]);
+      expect(worldTask("validation", 0, level).question).not.toBe(worldTask("train", 0, level).question);
+    }
   });
 
   it("mix bridge and comparison 3:2: of tasks 0..999, 600 bridge and 400 comparison", () => {
