@@ -16,23 +16,24 @@ afterAll(async () => {
 });
 
 describe("continuing from an SFT checkpoint", () => {
-  it("edgegym sft --init <sft checkpoint> continues with the saved Adam state, and train --init starts RL", async () => {
+  it("edgegym sft --init <sft checkpoint> continues with the saved Adam state at its own lr, and train --init starts RL", async () => {
     root = await mkdtemp(join(tmpdir(), "edgegym-continue-"));
-    const sft = (out: string, init?: string) =>
+    const sft = (out: string, lr: number, init?: string) =>
       runSft(
         SftConfig.parse({
           out: join(root, out),
           backend: "cpu",
           episodes: 2,
           epochs: 1,
+          lr,
           model: tiny,
           ...(init ? { init } : {}),
         }),
         io,
       );
-    const first = await sft("sft");
+    const first = await sft("sft", 0.003);
     if (!first.ok) throw new Error(first.error);
-    const second = await sft("sft-more", first.value.checkpoint);
+    const second = await sft("sft-more", 0.0003, first.value.checkpoint);
     if (!second.ok) throw new Error(second.error);
     const [before, after] = await Promise.all([
       loadCheckpoint(first.value.checkpoint),
@@ -41,6 +42,9 @@ describe("continuing from an SFT checkpoint", () => {
     if (!before.ok || !after.ok) throw new Error("cannot reload the SFT checkpoints");
     // The second run stepped the restored optimizer further rather than starting a fresh one.
     expect(after.value.optimizer?.iterations).toBeGreaterThan(before.value.optimizer?.iterations ?? 0);
+    // ...at the second run's own learning rate, not the one saved with the first run's moments.
+    expect(before.value.optimizer?.getConfig().learningRate).toBe(0.003);
+    expect(after.value.optimizer?.getConfig().learningRate).toBe(0.0003);
 
     const rl = resolveTrainConfig({}, [
       `out=${join(root, "rl")}`,

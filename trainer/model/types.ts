@@ -8,7 +8,8 @@
  * - `saveCheckpoint(dir, checkpoint)` / `loadCheckpoint(dir)` (trainer/checkpoint) — {@link Checkpoint} in safetensors.
  * - `sftStep(model, optimizer, batch)` (trainer/sft) — one masked next-token step.
  */
-import type { AdamOptimizer, Tensor2D, Tensor3D, Variable } from "@tensorflow/tfjs-core";
+import type { Tensor2D, Tensor3D, Variable } from "@tensorflow/tfjs-core";
+import type { NamedAdam } from "../optim/named-adam.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 
 /** Names accepted by `--backend`, in the order `initBackend` tries them when none is given. */
@@ -128,6 +129,6 @@ export interface Checkpoint {
   model: PolicyModel;
   tokenizer: Tokenizer;
   /** Adam moments and step count, to resume training exactly. */
-  optimizer?: AdamOptimizer;
+  optimizer?: NamedAdam;
   meta: CheckpointMeta;
 }

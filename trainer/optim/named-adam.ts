@@ -34,6 +34,15 @@ export class NamedAdam extends tf.AdamOptimizer {
   private readonly slots: string[] = [];
   private readonly known = new Set<string>();
 
+  /**
+   * A continued run keeps the saved moments but steps at its own configured rate: otherwise
+   * `sft --init <ckpt> --set lr=…` trains at the checkpoint's rate while its logged config says another.
+   */
+  withLearningRate(lr: number): this {
+    this.learningRate = lr;
+    return this;
+  }
+
   override applyGradients(gradients: Gradients): void {
     const byName = new Map<string, tf.Tensor | null>(
       Array.isArray(gradients) ? gradients.map((g) => [g.name, g.tensor]) : Object.entries(gradients),

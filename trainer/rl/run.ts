@@ -56,7 +56,7 @@ export async function runTraining(
   const resumed = policy.value.checkpoint;
   const optimizer =
     resumed?.optimizer && sameMethod(resumed.meta.algorithm, config.algorithm)
-      ? resumed.optimizer
+      ? resumed.optimizer.withLearningRate(config.lr)
       : createAdam({ learningRate: config.lr });
   const ref = config.klCoef > 0 ? await referencePolicy(config, model, io) : undefined;
   if (ref && !ref.ok) return ref;

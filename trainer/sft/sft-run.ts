@@ -68,7 +68,9 @@ export async function runSft(
   if (rows.length === 0) return err("no usable demonstrations");
   io.log(`sft rows: ${rows.length} (${rows.reduce((a, r) => a + r.tokens.length, 0)} tokens)`);
 
-  const optimizer = policy.value.checkpoint?.optimizer ?? createAdam({ learningRate: config.lr });
+  const optimizer =
+    policy.value.checkpoint?.optimizer?.withLearningRate(config.lr) ??
+    createAdam({ learningRate: config.lr });
   const pool =
     config.workers > 1
       ? await PolicyPool.start(config.workers, backend.value as BackendName, { policy: model })
