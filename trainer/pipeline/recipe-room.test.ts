@@ -6,7 +6,7 @@ import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { listRecipes, loadRecipe } from "./recipe.js";
 
 /** Envs with built-in tasks, played in-process; the GSM8K recipe's env needs its dataset imported. */
-const PROCEDURAL = ["calculator", "calculator-l1", "search", "code", "code-l1", "webshop"];
+const PROCEDURAL = ["calculator", "calculator-l1", "search", "search-l1", "code", "code-l1", "webshop"];
 
 describe("recipes leave the expert room", () => {
   it("the expert's episodes fit every stage's maxSteps and the context, its actions maxNewTokens", async () => {
