@@ -81,7 +81,8 @@ export function beforeAfter(
     "",
     `run folder:  ${runDir}`,
     `plot:        ${join(runDir, "rl", "report.png")} (and .svg)`,
-    `checkpoint:  ${last ? join(last.dir, "checkpoints", "final") : "-"} (SFT: ${state.sft?.checkpoint ?? "-"})`,
+    // The evaluated checkpoint: with `select` it can be an earlier segment's than the last.
+    `checkpoint:  ${state.evalRl?.checkpoint ?? (last ? join(last.dir, "checkpoints", "final") : "-")} (SFT: ${state.sft?.checkpoint ?? "-"})`,
     `leaderboard: ${hubUrl}/v1/envs/${owner}/${name}/leaderboard?version=${version}&split=${split} (npm run dev serves it again)`,
   ].join("\n");
 }
