@@ -2,7 +2,7 @@ import { access, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { Transformer } from "../model/transformer.js";
-import type { Checkpoint, CheckpointMeta } from "../model/types.js";
+import type { Checkpoint, CheckpointMeta, LoadOptions } from "../model/types.js";
 import { disposeWeights, type Weights } from "../model/weights.js";
 import type { NamedAdam } from "../optim/named-adam.js";
 import { loadTokenizer, saveTokenizer } from "../tokenizer/load-tokenizer.js";
@@ -71,11 +71,14 @@ async function loadOptimizer(dir: string, weights: Weights): Promise<Result<Name
   return adam.ok ? adam : err(`${dir}: ${adam.error}`);
 }
 
-/** Loads a folder written by `saveCheckpoint`, or a Hugging Face Qwen2/Llama model folder. */
-export async function loadCheckpoint(dir: string): Promise<Result<Checkpoint>> {
+/**
+ * Loads a folder written by `saveCheckpoint`, or a Hugging Face Qwen2/Llama model folder, at the saved
+ * context length or `opts.contextLength`.
+ */
+export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promise<Result<Checkpoint>> {
   const cfgJson = await readJson(join(dir, "config.json"));
   if (!cfgJson.ok) return cfgJson;
-  const config = fromHfConfig(cfgJson.value);
+  const config = fromHfConfig(cfgJson.value, opts);
   if (!config.ok) return err(`${dir}/config.json: ${config.error}`);
   const tensors = await readWeights(dir);
   if (!tensors.ok) return tensors;

@@ -5,6 +5,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { loadCheckpoint } from "./checkpoint.js";
+import { fromHfConfig } from "./hf-config.js";
 import { encodeSafetensors, type StoredTensor } from "./safetensors.js";
 
 // Each HF config field that changes the computation, both ways: accepted and equal to an independent
@@ -311,5 +312,23 @@ describe("HF config fields: implemented, or refused by name", () => {
       "attention_dropout 0.1",
     );
     await expectRefused({ ...baseConfig("llama", false), hidden_act: "gelu" }, LLAMA, "hidden_act gelu");
+  });
+
+  it("a context length asked for replaces the saved one, and the sliding-window check uses it", () => {
+    const windowed = {
+      ...baseConfig("qwen2", false),
+      use_sliding_window: true,
+      sliding_window: CONTEXT,
+      max_window_layers: 0,
+    };
+    const saved = fromHfConfig(windowed);
+    expect(saved.ok && saved.value.contextLength).toBe(CONTEXT);
+    const shorter = fromHfConfig(windowed, { contextLength: CONTEXT / 2 });
+    expect(shorter.ok && shorter.value.contextLength).toBe(CONTEXT / 2);
+    // A window of 16 masks keys once the context reaches 32: i − j can then be 16 or more.
+    expect(fromHfConfig(windowed, { contextLength: 2 * CONTEXT })).toEqual({
+      ok: false,
+      error: expect.stringContaining("sliding_window 16 < context length 32"),
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { err, type Result } from "../../shared/result.js";
 import { resolveModelConfig } from "../model/config.js";
-import type { ModelConfig } from "../model/types.js";
+import type { LoadOptions, ModelConfig } from "../model/types.js";
 
 /** Longest context we build rotary tables for when a HF config asks for more (tables grow with it). */
 const MAX_CONTEXT = 4096;
@@ -90,9 +90,10 @@ function unsupported(json: Json, arch: "qwen2" | "llama"): string | undefined {
  * HF config.json (Qwen2 or Llama) → ModelConfig. Every field that changes the computation is either
  * implemented (`tie_word_embeddings`, Qwen2's q/k/v biases, GQA, `rope_theta`, `rms_norm_eps`, a
  * `head_dim` equal to hidden_size / heads, a sliding window that masks nothing) or refused naming it,
- * so a loaded model never computes other logits than transformers would.
+ * so a loaded model never computes other logits than transformers would. `opts.contextLength` replaces
+ * the saved context (the sliding-window check then uses it).
  */
-export function fromHfConfig(json: Json): Result<ModelConfig> {
+export function fromHfConfig(json: Json, opts: LoadOptions = {}): Result<ModelConfig> {
   const arch = json.model_type;
   if (arch !== "qwen2" && arch !== "llama")
     return err(`unsupported model_type ${String(arch)}: need qwen2 or llama`);
@@ -100,7 +101,8 @@ export function fromHfConfig(json: Json): Result<ModelConfig> {
   if (problem) return err(problem);
   const extra = (json.edgegym ?? {}) as { valueHead?: boolean; contextLength?: number };
   const num = (key: string): number => json[key] as number;
-  const contextLength = extra.contextLength ?? Math.min(num("max_position_embeddings"), MAX_CONTEXT);
+  const contextLength =
+    opts.contextLength ?? extra.contextLength ?? Math.min(num("max_position_embeddings"), MAX_CONTEXT);
   const sliding = slidingProblem(json, contextLength);
   if (sliding) return err(sliding);
   const ropeParameters = (json.rope_parameters ?? {}) as { rope_theta?: number };

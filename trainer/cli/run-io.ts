@@ -8,7 +8,8 @@ export const cliIO: RunIO = {
   log: (line) => process.stderr.write(`edgegym: ${line}\n`),
   saveCheckpoint: async (dir, checkpoint) =>
     (await import("../checkpoint/checkpoint.js")).saveCheckpoint(dir, checkpoint),
-  loadCheckpoint: async (dir) => (await import("../checkpoint/checkpoint.js")).loadCheckpoint(dir),
+  loadCheckpoint: async (dir, opts) =>
+    (await import("../checkpoint/checkpoint.js")).loadCheckpoint(dir, opts),
 };
 
 /** Collects a repeatable option into a list. */

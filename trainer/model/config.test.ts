@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_MODEL_CONFIG, FRESH_MODEL_SHAPE, ModelShape, resolveModelConfig } from "./config.js";
 
 describe("model defaults", () => {
-  it("gives train and SFT runs the fresh shape they have always resolved to", () => {
-    // The values the train and SFT configs' `model` field defaulted to before it moved to model/.
-    expect(ModelShape.parse(undefined)).toEqual({
+  it("keeps only the shape fields a config gives, so a checkpoint's are not overridden by defaults", () => {
+    expect(ModelShape.parse(undefined)).toEqual({});
+    expect(ModelShape.parse({ dModel: 128 })).toEqual({ dModel: 128 });
+    // The fresh shape train and SFT runs have always resolved to (trainer/checkpoint/load-policy.ts).
+    expect(FRESH_MODEL_SHAPE).toEqual({
       dModel: 64,
       nLayers: 2,
       nHeads: 4,
@@ -12,7 +14,6 @@ describe("model defaults", () => {
       dFf: 176,
       contextLength: 384,
     });
-    expect(ModelShape.parse({ dModel: 128 })).toEqual({ ...FRESH_MODEL_SHAPE, dModel: 128 });
   });
 
   it("fills the fields the fresh shape leaves out from the reference config, and the shapes fit", () => {

@@ -38,20 +38,26 @@ export const FRESH_MODEL_SHAPE = {
   contextLength: 384,
 } as const satisfies Partial<ModelConfig>;
 
-const positiveInt = (fallback: number) => z.number().int().positive().default(fallback);
+const positiveInt = z.number().int().positive().optional();
 
-/** The `model` field of the train and SFT configs: {@link FRESH_MODEL_SHAPE}, each field overridable. */
+/**
+ * The `model` field of the train and SFT configs. A fresh model takes each field given and
+ * {@link FRESH_MODEL_SHAPE} for the rest. A run with `init` keeps the checkpoint's shape: only
+ * `contextLength` may differ from it (RoPE positions are computed, not learned, so the context
+ * can grow or shrink), and any other field must equal the checkpoint's (trainer/checkpoint/load-policy.ts).
+ */
 export const ModelShape = z
   .object({
-    dModel: positiveInt(FRESH_MODEL_SHAPE.dModel),
-    nLayers: positiveInt(FRESH_MODEL_SHAPE.nLayers),
-    nHeads: positiveInt(FRESH_MODEL_SHAPE.nHeads),
-    nKvHeads: positiveInt(FRESH_MODEL_SHAPE.nKvHeads),
-    dFf: positiveInt(FRESH_MODEL_SHAPE.dFf),
-    contextLength: positiveInt(FRESH_MODEL_SHAPE.contextLength),
+    dModel: positiveInt,
+    nLayers: positiveInt,
+    nHeads: positiveInt,
+    nKvHeads: positiveInt,
+    dFf: positiveInt,
+    contextLength: positiveInt,
   })
   .strict()
-  .default({ ...FRESH_MODEL_SHAPE });
+  .default({});
+export type ModelShape = z.infer<typeof ModelShape>;
 
 /** Fills defaults and checks that the shapes fit together. */
 export function resolveModelConfig(partial: Partial<ModelConfig>): Result<ModelConfig> {

@@ -125,6 +125,9 @@ export interface PolicyModel {
 /** Free-form metadata stored beside the weights (step, run id, algorithm, ...). */
 export type CheckpointMeta = { step: number } & Record<string, unknown>;
 
+/** How to load a checkpoint: `contextLength` replaces the one saved with it. */
+export type LoadOptions = { contextLength?: number };
+
 export interface Checkpoint {
   model: PolicyModel;
   tokenizer: Tokenizer;

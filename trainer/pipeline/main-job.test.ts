@@ -220,11 +220,12 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     if (!ran.ok) expect(ran.error).toMatch(/^eval sft: .*no-such-env/);
   }, 120_000);
 
-  it("a recipe's base checkpoint is where its SFT stage starts", async () => {
-    // The base is 24 wide while the recipe's fresh-model shape is 16: the SFT result's width says which ran.
+  it("a recipe's base checkpoint is where its SFT stage starts, at the recipe's context length", async () => {
+    // The base is 24 wide while the recipe's fresh-model shape is 16: the SFT result's width says which
+    // ran. Its context (512) differs from the recipe's (384), which is the one part of the shape to apply.
     await initBackend("cpu");
     const made = createModel(
-      { dModel: 24, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 384 },
+      { dModel: 24, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 512 },
       { seed: 1 },
     );
     if (!made.ok) throw new Error(made.error);
@@ -253,7 +254,11 @@ describe("the main job against a real local hub (wrangler dev, local D1)", () =>
     if (!ran.ok) throw new Error(ran.error);
     expect(log.some((l) => l.startsWith("stage sft:") && l.endsWith(`from ${baseDir}`))).toBe(true);
     const sft = ran.value.state.sft?.checkpoint ?? "";
-    const config = JSON.parse(await readFile(join(sft, "config.json"), "utf8")) as { hidden_size: number };
+    const config = JSON.parse(await readFile(join(sft, "config.json"), "utf8")) as {
+      hidden_size: number;
+      edgegym: { contextLength: number };
+    };
     expect(config.hidden_size).toBe(24);
+    expect(config.edgegym.contextLength).toBe(384);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
-import { loadPolicy } from "../checkpoint/load-policy.js";
+import { checkpointShape, loadPolicy } from "../checkpoint/load-policy.js";
 import { writeReport } from "../report/report.js";
 import { runTraining } from "../rl/run.js";
 import type { RunIO } from "../run/run-io.js";
@@ -104,8 +104,11 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         io.log(
           `stage sft: ${recipe.sft.episodes} expert demos from ${env}, ${recipe.sft.epochs} epochs, from ${recipe.base ?? "a fresh model"}`,
         );
-        const init = recipe.base === undefined ? {} : { init: resolve(baseDir(), recipe.base) };
-        const sft = await runSft({ ...recipe.sft, ...init, env, out: stage.out }, io, (e, total, m) => {
+        const base =
+          recipe.base === undefined
+            ? {}
+            : { init: resolve(baseDir(), recipe.base), model: checkpointShape(recipe.sft.model) };
+        const sft = await runSft({ ...recipe.sft, ...base, env, out: stage.out }, io, (e, total, m) => {
           opts.progress("sft", e, total, m);
           stopIfAsked();
         });
@@ -124,6 +127,7 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
             ...recipe.rl,
             env,
             init,
+            model: checkpointShape(recipe.rl.model),
             // Every segment's KL term pulls toward the SFT policy, not toward where the last one ended.
             ...(recipe.rl.klCoef > 0 ? { reference: sftWeights } : {}),
             out: stage.out,

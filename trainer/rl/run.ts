@@ -145,7 +145,8 @@ async function referencePolicy(
   io: RunIO,
 ): Promise<Result<PolicyModel>> {
   if (config.reference === undefined) return frozenCopy(model, config.seed);
-  const loaded = await io.loadCheckpoint(config.reference);
+  // The reference scores the policy's rows, so it runs at the policy's context length.
+  const loaded = await io.loadCheckpoint(config.reference, { contextLength: model.config.contextLength });
   if (!loaded.ok) return err(`cannot load the KL reference ${config.reference}: ${loaded.error}`);
   return ok(loaded.value.model);
 }
