@@ -4,7 +4,7 @@ import { z } from "zod";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { GreedyScore } from "./greedy-score.js";
-import { parseRecipe, type Recipe } from "./recipe.js";
+import { comparableRecipe, parseRecipe, type Recipe } from "./recipe.js";
 import { selectedSegment } from "./select.js";
 
 /** A finished hub evaluation of one policy. */
@@ -122,10 +122,10 @@ export async function loadState(
   // behaviour, as sft.workers) or a method's older name (rl.algorithm "gae" for ppo) does not make the
   // folder another experiment.
   const stored = parseRecipe(parsed.data.resolved);
-  const then = stored.ok ? stored.value : parsed.data.resolved;
+  const then = stored.ok ? comparableRecipe(stored.value) : parsed.data.resolved;
   // The curve only reads finished stages: adding or changing it resumes the folder with the new recipe.
   const withoutCurve = (r: unknown) => JSON.stringify({ ...(r as object), curve: undefined });
-  if (withoutCurve(then) !== withoutCurve(recipe) || parsed.data.recipe !== name)
+  if (withoutCurve(then) !== withoutCurve(comparableRecipe(recipe)) || parsed.data.recipe !== name)
     return err(
       `${runDir} was begun with another recipe; use --fresh to start over or --out for a new folder`,
     );

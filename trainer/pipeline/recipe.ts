@@ -4,6 +4,7 @@ import { z } from "zod";
 import { EnvRefString as EnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { parseConfig } from "../config/parse-config.js";
+import { FRESH_MODEL_SHAPE, type ModelShape } from "../model/config.js";
 import { TrainFields, withMethod } from "../rl/config.js";
 import { SftConfig } from "../sft/sft-config.js";
 import { CurveConfig, curvePlan } from "./curve.js";
@@ -79,6 +80,16 @@ export const Recipe = z.strictObject({
   select: SelectConfig.optional(),
 });
 export type Recipe = z.infer<typeof Recipe>;
+
+/**
+ * A recipe as run folders compare it. `sft.model` and `rl.model` keep only the fields a recipe gives,
+ * but folders begun before that hold every field at {@link FRESH_MODEL_SHAPE}'s value: filling both
+ * sides the same way keeps those folders resumable and adoptable, with the equality they had then.
+ */
+export function comparableRecipe(r: Recipe): Recipe {
+  const fill = (model: ModelShape): ModelShape => ({ ...FRESH_MODEL_SHAPE, ...model });
+  return { ...r, sft: { ...r.sft, model: fill(r.sft.model) }, rl: { ...r.rl, model: fill(r.rl.model) } };
+}
 
 export function parseRecipe(json: unknown, name = "recipe"): Result<Recipe> {
   const parsed = parseConfig(Recipe, json, name);

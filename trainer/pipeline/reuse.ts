@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { JobState, segmentSizes } from "./plan.js";
-import { parseRecipe, type Recipe } from "./recipe.js";
+import { comparableRecipe, parseRecipe, type Recipe } from "./recipe.js";
 
 /** A finished or partly finished run folder whose stages another run may adopt. */
 export type SourceRun = { dir: string; state: JobState; recipe: Recipe };
@@ -13,9 +13,14 @@ export type SourceRun = { dir: string; state: JobState; recipe: Recipe };
  * that env has no train split), so it does not enter.
  */
 const sftInputs = (r: Recipe) =>
-  JSON.stringify({ env: r.trainEnv ?? r.env, base: r.base, data: r.trainEnv ? [] : r.data, sft: r.sft });
+  JSON.stringify({
+    env: r.trainEnv ?? r.env,
+    base: r.base,
+    data: r.trainEnv ? [] : r.data,
+    sft: comparableRecipe(r).sft,
+  });
 /** Everything the RL policy depends on, given the same SFT policy. */
-const rlInputs = (r: Recipe) => JSON.stringify({ rl: r.rl, segment: r.segment });
+const rlInputs = (r: Recipe) => JSON.stringify({ rl: comparableRecipe(r).rl, segment: r.segment });
 /** What an evaluation depends on, given the same policy. */
 const evalInputs = (r: Recipe) => JSON.stringify({ env: r.env, eval: r.eval });
 

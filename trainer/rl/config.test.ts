@@ -24,7 +24,8 @@ describe("resolveTrainConfig", () => {
       iterations: 3,
       renderTools: true,
       out: "runs/x",
-      model: { dModel: 128, nLayers: 2 },
+      // Only the shape fields given: a fresh model fills the rest, a checkpoint keeps its own.
+      model: { dModel: 128 },
     });
   });
 
