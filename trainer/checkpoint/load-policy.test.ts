@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
@@ -8,6 +8,7 @@ import { FRESH_MODEL_SHAPE } from "../model/config.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../model/types.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
+import { bpeTokenizerFiles } from "../tokenizer/byte-tokenizer-files.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import { loadPolicy } from "./load-policy.js";
 
@@ -82,6 +83,34 @@ describe("loadPolicy", () => {
     expect(wider).toEqual({
       ok: false,
       error: `model.dModel 32 differs from the checkpoint ${dir} (dModel 16): a checkpoint's shape is fixed, only model.contextLength can change`,
+    });
+  });
+
+  it("gives a fresh model the tokenizer in model.tokenizer, its vocabulary setting the model's", async () => {
+    const tok = join(root, "bpe");
+    await mkdir(tok);
+    const files = bpeTokenizerFiles([
+      ["l", "o"],
+      ["lo", "w"],
+    ]);
+    for (const [name, content] of Object.entries(files))
+      await writeFile(join(tok, name), JSON.stringify(content));
+    const fresh = await loadPolicy(undefined, { tokenizer: tok }, 1, io);
+    if (!fresh.ok) throw new Error(fresh.error);
+    // 256 bytes + 12 specials + "lo" + "low".
+    expect(fresh.value.model.config.vocabSize).toBe(270);
+    expect(fresh.value.tokenizer.encode("low")).toEqual([269]);
+    fresh.value.model.dispose();
+  });
+
+  it("refuses a tokenizer folder without tokenizer.json, and a tokenizer given with a checkpoint", async () => {
+    expect(await loadPolicy(undefined, { tokenizer: root }, 1, io)).toEqual({
+      ok: false,
+      error: `model.tokenizer ${root} holds no tokenizer.json`,
+    });
+    expect(await loadPolicy(dir, { tokenizer: join(root, "bpe") }, 1, io)).toEqual({
+      ok: false,
+      error: `model.tokenizer is for a fresh model: the checkpoint ${dir} brings its own tokenizer`,
     });
   });
 });

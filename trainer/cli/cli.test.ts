@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +74,17 @@ describe("the CLI's answers to a user's mistakes (spawned processes)", () => {
           join(dir, "eval"),
         ),
       ],
+      [
+        "tokenizer merges",
+        edgegym("tokenizer", "--env", "local:calculator-l1", "--out", dir, "--merges", "0"),
+      ],
+      [
+        "tokenizer",
+        edgegym(
+          "tokenizer",
+          ...["--env", "local:calculator-l1", "--episodes", "8", "--merges", "16", "--out", join(dir, "tok")],
+        ),
+      ],
       ["start help", start("--help")],
       ["start flag", start("--frob")],
       ["start recipe", start("--recipe", "nope")],
@@ -88,6 +99,17 @@ describe("the CLI's answers to a user's mistakes (spawned processes)", () => {
     oneLine(get("broken config"), /^edgegym: --config .*broken\.json is not JSON: /);
     oneLine(get("unknown flag"), /^edgegym: unknown option '--frob'$/);
     oneLine(get("unknown key"), /^edgegym: bad config: unknown key learningRate; did you mean lr\?$/);
+  });
+
+  it("tokenizer: a bad --merges is one line and exit 2; a good run says what it learned and wrote", async () => {
+    oneLine(get("tokenizer merges"), /^edgegym: bad config: merges: /);
+    const ok = get("tokenizer");
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(
+      /edgegym: 16 merges \(vocabulary \d+\) from 8 expert episodes to .*tok: [\d.]+ byte tokens per episode → [\d.]+/,
+    );
+    const config = JSON.parse(await readFile(join(dir, "tok", "tokenizer_config.json"), "utf8"));
+    expect(config.edgegym_tokenizer).toBe("edgegym-bpe");
   });
 
   it("eval: a URL without http:// is refused up front; a server that is down is named and exits 1", () => {

@@ -5,6 +5,7 @@ import { registerHub } from "./hub-commands.js";
 import { UserError } from "./run-io.js";
 import { registerServe } from "./serve.js";
 import { registerSft } from "./sft.js";
+import { registerTokenizer } from "./tokenizer.js";
 import { registerTrain } from "./train.js";
 
 /**
@@ -34,6 +35,7 @@ registerTrain(program);
 registerEval(program);
 registerDemos(program);
 registerServe(program);
+registerTokenizer(program);
 registerHub(program);
 
 try {

@@ -54,6 +54,12 @@ export const ModelShape = z
     nKvHeads: positiveInt,
     dFf: positiveInt,
     contextLength: positiveInt,
+    /**
+     * Folder holding the tokenizer of a fresh model (`tokenizer.json` + `tokenizer_config.json`, as
+     * `edgegym tokenizer` writes them); its vocabulary sets the model's. Unset: the byte tokenizer.
+     * A checkpoint always brings its own, so giving this with `init` is refused.
+     */
+    tokenizer: z.string().min(1).optional(),
   })
   .strict()
   .default({});

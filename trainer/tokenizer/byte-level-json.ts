@@ -1,7 +1,7 @@
 /**
- * Hugging Face `tokenizer.json` files for byte-level vocabularies: a BPE model without merges over
- * GPT-2's 256 byte symbols (so id = byte value), a ByteLevel pre-tokenizer and decoder, and added
- * tokens after the bytes. `@huggingface/tokenizers`, transformers' `PreTrainedTokenizerFast` and
+ * Hugging Face `tokenizer.json` files for byte-level vocabularies: a BPE model over GPT-2's 256 byte
+ * symbols (so id = byte value), a ByteLevel pre-tokenizer and decoder, and added tokens after the
+ * bytes; without merges for the byte tokenizer, with merges learned from env text (train-bpe.ts). `@huggingface/tokenizers`, transformers' `PreTrainedTokenizerFast` and
  * the Rust `tokenizers` read it as they read any GPT-2-family tokenizer.
  */
 
@@ -19,9 +19,32 @@ export function bytesToUnicode(): string[] {
   return [...Array(256).keys()].map((b) => String.fromCharCode(printable(b) ? b : 256 + extra++));
 }
 
-/** A `tokenizer.json` whose ids 0–255 are the bytes and whose `added` tokens follow. */
-export function byteLevelTokenizerJson(added: readonly AddedToken[]): Record<string, unknown> {
-  const byteLevel = { type: "ByteLevel", add_prefix_space: false, trim_offsets: false, use_regex: true };
+/**
+ * How a tokenizer with learned merges splits text before BPE: runs of letters, runs of digits, runs
+ * of other symbols and runs of whitespace, each its own piece. GPT-2's pattern glues a leading space
+ * to a word, so `1973` after a space and `1973` after `<answer>` would be two different tokens; kept
+ * apart, a word copied from a tool result into an answer or a query is the same id it was there.
+ */
+export const WORD_PIECES = String.raw`\p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+`;
+
+/** A BPE merge as `tokenizer.json` writes it: the two symbols, in byte-level characters. */
+export type Merge = readonly [string, string];
+
+/**
+ * A `tokenizer.json` whose ids 0–255 are the bytes and whose `added` tokens follow. Each of `merges`
+ * (in rank order) adds the token it makes after those, and text is then split into
+ * {@link WORD_PIECES} first; without merges it splits as GPT-2 does, which byte ids do not notice.
+ */
+export function byteLevelTokenizerJson(
+  added: readonly AddedToken[],
+  merges: readonly Merge[] = [],
+): Record<string, unknown> {
+  const vocab = new Map(bytesToUnicode().map((ch, i) => [ch, i]));
+  let next = Math.max(255, ...added.map((t) => t.id)) + 1;
+  for (const [a, b] of merges) if (!vocab.has(a + b)) vocab.set(a + b, next++);
+  const learned = merges.length > 0;
+  const byteLevel = { type: "ByteLevel", add_prefix_space: false, trim_offsets: false, use_regex: !learned };
+  const split = { type: "Split", pattern: { Regex: WORD_PIECES }, behavior: "Isolated", invert: false };
   return {
     version: "1.0",
     truncation: null,
@@ -36,7 +59,7 @@ export function byteLevelTokenizerJson(added: readonly AddedToken[]): Record<str
       special: t.special,
     })),
     normalizer: null,
-    pre_tokenizer: byteLevel,
+    pre_tokenizer: learned ? { type: "Sequence", pretokenizers: [split, byteLevel] } : byteLevel,
     post_processor: null,
     decoder: byteLevel,
     model: {
@@ -48,8 +71,8 @@ export function byteLevelTokenizerJson(added: readonly AddedToken[]): Record<str
       fuse_unk: false,
       byte_fallback: false,
       ignore_merges: false,
-      vocab: Object.fromEntries(bytesToUnicode().map((ch, i) => [ch, i])),
-      merges: [],
+      vocab: Object.fromEntries(vocab),
+      merges: merges.map(([a, b]) => [a, b]),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { byteLevelTokenizerJson } from "./byte-level-json.js";
+import { byteLevelTokenizerJson, type Merge } from "./byte-level-json.js";
 import { BYTE_SPECIALS } from "./byte-tokenizer.js";
 
 /**
@@ -40,6 +40,9 @@ export const BYTE_CHAT_TEMPLATE = [
 /** Marks a `tokenizer_config.json` written for the byte tokenizer, so edgegym loads it back as one. */
 export const BYTE_TOKENIZER_NAME = "edgegym-byte";
 
+/** Marks a byte tokenizer extended with learned merges; it loads as any Hugging Face tokenizer. */
+export const BPE_TOKENIZER_NAME = "edgegym-bpe";
+
 /** Tags the byte tokenizer keeps when decoding (tool markup); the others are control tokens. */
 const KEPT = new Set(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]);
 
@@ -48,13 +51,28 @@ const KEPT = new Set(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_
  * specials after them) for tools outside edgegym. The class is `PreTrainedTokenizerFast`, which
  * transformers' `AutoTokenizer` builds from tokenizer.json alone.
  */
-export function byteTokenizerFiles(): { "tokenizer.json": unknown; "tokenizer_config.json": unknown } {
+export function byteTokenizerFiles(): TokenizerFiles {
+  return byteLevelFiles([], BYTE_TOKENIZER_NAME);
+}
+
+/**
+ * The byte tokenizer with `merges` (from `trainBpe`): the same ids for bytes and specials, the same
+ * chat template, and one more id per merged token after the specials. Pieces the merges never saw
+ * still encode, byte by byte.
+ */
+export function bpeTokenizerFiles(merges: readonly Merge[]): TokenizerFiles {
+  return byteLevelFiles(merges, BPE_TOKENIZER_NAME);
+}
+
+type TokenizerFiles = { "tokenizer.json": unknown; "tokenizer_config.json": unknown };
+
+function byteLevelFiles(merges: readonly Merge[], name: string): TokenizerFiles {
   const added = BYTE_SPECIALS.map((content, i) => ({ id: 256 + i, content, special: !KEPT.has(content) }));
   return {
-    "tokenizer.json": byteLevelTokenizerJson(added),
+    "tokenizer.json": byteLevelTokenizerJson(added, merges),
     "tokenizer_config.json": {
       tokenizer_class: "PreTrainedTokenizerFast",
-      edgegym_tokenizer: BYTE_TOKENIZER_NAME,
+      edgegym_tokenizer: name,
       bos_token: "<|bos|>",
       eos_token: "<|end|>",
       pad_token: "<|pad|>",
