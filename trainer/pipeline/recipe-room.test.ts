@@ -1,16 +1,18 @@
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ok } from "../../shared/result.js";
 import { connectEnv } from "../client/connect-env.js";
 import { collectDemos } from "../rollout/demos.js";
 import { sftRows } from "../sft/sft-rows.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-import { listRecipes, loadRecipe } from "./recipe.js";
+import { loadTokenizer } from "../tokenizer/load-tokenizer.js";
+import { baseDir, listRecipes, loadRecipe } from "./recipe.js";
 
 /** Envs with built-in tasks, played in-process; the GSM8K recipe's env needs its dataset imported. */
 const PROCEDURAL = ["calculator", "calculator-l1", "search", "search-l1", "code", "code-l1", "webshop"];
 
 describe("recipes leave the expert room", () => {
   it("the expert's episodes fit every stage's maxSteps and the context, its actions maxNewTokens", async () => {
-    const tokenizer = new ByteTokenizer();
     let checked = 0;
     // Recipes that differ only in the RL method play the same expert episodes.
     const played = new Map<string, Awaited<ReturnType<typeof collectDemos>>>();
@@ -21,12 +23,18 @@ describe("recipes leave the expert room", () => {
       const { recipe } = loaded.value;
       const env = (recipe.trainEnv ?? recipe.env).split("/")[1]?.split("@")[0] ?? "";
       if (!PROCEDURAL.includes(env)) continue;
-      const key = `${env} ${recipe.sft.maxSteps} ${recipe.sft.renderTools}`;
+      // Lengths in the tokens the recipe trains with: its base's tokenizer (bytes without a base).
+      const tokenizer =
+        recipe.base === undefined
+          ? ok(new ByteTokenizer())
+          : await loadTokenizer(resolve(baseDir(), recipe.base));
+      if (!tokenizer.ok) throw new Error(tokenizer.error);
+      const key = `${env} ${recipe.sft.maxSteps} ${recipe.sft.renderTools} ${recipe.base}`;
       let demos = played.get(key);
       if (!demos) {
         const connected = await connectEnv(`local:${env}`, 8);
         if (!connected.ok) throw new Error(connected.error);
-        demos = await collectDemos(connected.value.client, tokenizer, {
+        demos = await collectDemos(connected.value.client, tokenizer.value, {
           split: "train",
           tasks: Array.from({ length: 12 }, (_, i) => i),
           maxSteps: recipe.sft.maxSteps,
