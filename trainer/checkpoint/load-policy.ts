@@ -13,10 +13,10 @@ export type Policy = { model: PolicyModel; tokenizer: Tokenizer; checkpoint?: Ch
 
 /**
  * The policy to train or evaluate: a checkpoint when `init` is given, else a fresh model of `shape`
- * over {@link FRESH_MODEL_SHAPE}, with the byte tokenizer or the one in `shape.tokenizer`. Fresh models carry a value head so that any algorithm
- * can run on them later. A checkpoint takes `shape.contextLength` when given; any other field of
- * `shape` must equal the checkpoint's, since a trained model's widths cannot change, and saying
- * otherwise is refused rather than ignored.
+ * over {@link FRESH_MODEL_SHAPE}, with the byte tokenizer or the one in `shape.tokenizer`. Fresh
+ * models carry a value head so that any algorithm can run on them later. A checkpoint takes
+ * `shape.contextLength` when given; any other field of `shape` must equal the checkpoint's, since a
+ * trained model's widths cannot change, and saying otherwise is refused rather than ignored.
  */
 export async function loadPolicy(
   init: string | undefined,

@@ -1,8 +1,9 @@
 /**
  * Hugging Face `tokenizer.json` files for byte-level vocabularies: a BPE model over GPT-2's 256 byte
  * symbols (so id = byte value), a ByteLevel pre-tokenizer and decoder, and added tokens after the
- * bytes; without merges for the byte tokenizer, with merges learned from env text (train-bpe.ts). `@huggingface/tokenizers`, transformers' `PreTrainedTokenizerFast` and
- * the Rust `tokenizers` read it as they read any GPT-2-family tokenizer.
+ * bytes; without merges for the byte tokenizer, with merges learned from env text (train-bpe.ts).
+ * `@huggingface/tokenizers`, transformers' `PreTrainedTokenizerFast` and the Rust `tokenizers` read it
+ * as they read any GPT-2-family tokenizer.
  */
 
 export type AddedToken = {

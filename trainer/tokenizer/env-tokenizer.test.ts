@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,5 +60,17 @@ describe("trainEnvTokenizer on search-l1's expert episodes", () => {
       expect(text(y, bpe.value)).toBe(text(x, byte));
       expect(y.steps.at(-1)?.promptIds.length).toBeLessThan(x.steps.at(-1)?.promptIds.length ?? 0);
     }
+  });
+
+  it("says it cannot write the folder instead of throwing", async () => {
+    const file = join(root, "a-file");
+    await writeFile(file, "");
+    const result = await trainEnvTokenizer(
+      client,
+      { ...demos, tasks: [0] },
+      { merges: 4, out: join(file, "tok") },
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toMatch(/^cannot write the tokenizer to .*a-file\/tok: ENOTDIR/);
   });
 });

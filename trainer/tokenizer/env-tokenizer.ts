@@ -40,9 +40,13 @@ export async function trainEnvTokenizer(
   if (byteDemos.length === 0)
     return err("the expert solved none of the episodes, so there is no text to learn from");
   const merges = trainBpe(pieceCounts(byteDemos.flatMap(textRuns)), { merges: opts.merges });
-  await mkdir(opts.out, { recursive: true });
-  for (const [name, content] of Object.entries(bpeTokenizerFiles(merges))) {
-    await writeFile(join(opts.out, name), JSON.stringify(content, null, 2));
+  try {
+    await mkdir(opts.out, { recursive: true });
+    for (const [name, content] of Object.entries(bpeTokenizerFiles(merges))) {
+      await writeFile(join(opts.out, name), JSON.stringify(content, null, 2));
+    }
+  } catch (e) {
+    return err(`cannot write the tokenizer to ${opts.out}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const bpe = await loadTokenizer(opts.out);
   if (!bpe.ok) return bpe;
