@@ -20,7 +20,7 @@ const TokenizerConfig = z.strictObject({
   out: z.string(),
 });
 
-const NAMED = ["env", "split", "episodes", "merges", "seed", "out"] as const;
+const NAMED = ["env", "split", "episodes", "merges", "seed", "maxSteps", "out"] as const;
 
 /** `edgegym tokenizer`: learns a byte-level BPE tokenizer from an env's expert episodes. */
 export function registerTokenizer(program: Command): void {
@@ -37,10 +37,7 @@ export function registerTokenizer(program: Command): void {
     .option("--seed <n>", "seed of the task draw", "1")
     .option("--max-steps <n>", "cap on an expert episode's steps", "6")
     .action(async (opts: Record<string, unknown>) => {
-      const config = resolveConfig(TokenizerConfig, {}, [
-        ...overridesFrom(opts, NAMED),
-        `maxSteps=${String(opts.maxSteps)}`,
-      ]);
+      const config = resolveConfig(TokenizerConfig, {}, overridesFrom(opts, NAMED));
       if (!config.ok) throw new UserError(`bad config: ${config.error}`);
       const { connectEnv } = await import("../client/connect-env.js");
       const { sampleTasks } = await import("../rollout/sample-tasks.js");

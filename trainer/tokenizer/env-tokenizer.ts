@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir } from "node:fs/promises";
 import { err, ok, type Result } from "../../shared/result.js";
 import type { EnvClient } from "../client/env-client.js";
 import { collectDemos, type DemoOptions } from "../rollout/demos.js";
@@ -7,7 +6,7 @@ import type { Trajectory } from "../rollout/types.js";
 import { sftRows } from "../sft/sft-rows.js";
 import { ByteTokenizer } from "./byte-tokenizer.js";
 import { bpeTokenizerFiles } from "./byte-tokenizer-files.js";
-import { loadTokenizer } from "./load-tokenizer.js";
+import { loadTokenizer, writeTokenizerFiles } from "./load-tokenizer.js";
 import { pieceCounts, trainBpe } from "./train-bpe.js";
 import type { Tokenizer } from "./types.js";
 
@@ -42,9 +41,7 @@ export async function trainEnvTokenizer(
   const merges = trainBpe(pieceCounts(byteDemos.flatMap(textRuns)), { merges: opts.merges });
   try {
     await mkdir(opts.out, { recursive: true });
-    for (const [name, content] of Object.entries(bpeTokenizerFiles(merges))) {
-      await writeFile(join(opts.out, name), JSON.stringify(content, null, 2));
-    }
+    await writeTokenizerFiles(opts.out, bpeTokenizerFiles(merges));
   } catch (e) {
     return err(`cannot write the tokenizer to ${opts.out}: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -33,7 +33,11 @@ export async function loadTokenizer(dir: string): Promise<Result<Tokenizer>> {
  * tokenizer_config.json with its chat template, the byte tokenizer's expressed as a byte-level BPE.
  */
 export async function saveTokenizer(dir: string, tokenizer: Tokenizer): Promise<void> {
-  const files = tokenizer instanceof HfTokenizer ? tokenizer.files : byteTokenizerFiles();
+  await writeTokenizerFiles(dir, tokenizer instanceof HfTokenizer ? tokenizer.files : byteTokenizerFiles());
+}
+
+/** Writes `tokenizer.json` and `tokenizer_config.json` (or any such named files) into `dir`. */
+export async function writeTokenizerFiles(dir: string, files: Record<string, unknown>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
     await writeFile(join(dir, name), JSON.stringify(content, null, 2));
   }
