@@ -1,7 +1,16 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
-import { addRow, batchMatmul, batchMatmulT, columnSums, mulRow, product } from "./batch-matmul.js";
+import {
+  addRow,
+  batchMatmul,
+  batchMatmulT,
+  columnSums,
+  kernelsOf,
+  mulRow,
+  product,
+  type WasmBackendInternals,
+} from "./batch-matmul.js";
 import { instantiateSimd, type SimdKernels, simdModuleBytes } from "./simd-module.js";
 
 const swap = (x: tf.Tensor) => tf.transpose(x, [0, 1, 3, 2]);
@@ -49,6 +58,10 @@ describe("SIMD batched products on tfjs-wasm", () => {
         kernels[name](0, 64, 256, 1, 4, 32, 2, 0, 0, 8, 4, 32);
         expect(Array.from(f.subarray(64, 72))).toEqual(want);
       }
+      // The acc form adds to what the output holds: row 0 again from 100s is [103, 102, 105, …].
+      f.fill(100, 64, 96);
+      kernels.axpy4x2acc(0, 64, 256, 1, 4, 32, 2, 0, 0, 8, 4, 32);
+      expect(Array.from(f.subarray(64, 72))).toEqual(want.map((x) => x + 100));
     }
   });
 
@@ -88,6 +101,29 @@ describe("SIMD batched products on tfjs-wasm", () => {
     expect(maxDiff(product("nn", a, b), tf.matMul(a, b))).toBeLessThan(1e-4);
     expect(maxDiff(product("nt", a, bt), tf.matMul(a, swap(bt)))).toBeLessThan(1e-4);
     expect(maxDiff(product("tn", at, b), tf.matMul(swap(at), b))).toBeLessThan(1e-4);
+  });
+
+  it("splits a long k into chunks without changing a bit, in both modes, remainder rows included", () => {
+    // k = 300 runs as chunks of 64, 64, 64, 64, 44; m = 10 is 8 blocked rows and 2 left over.
+    const a = tf.randomNormal([1, 10, 300], 0, 1, "float32", 13);
+    const at = tf.randomNormal([1, 300, 12], 0, 1, "float32", 14);
+    const b = tf.randomNormal([1, 300, 16], 0, 1, "float32", 15);
+    expect(maxDiff(product("nn", a, b), tf.matMul(a, b))).toBeLessThan(1e-3);
+    expect(maxDiff(product("tn", at, b), tf.matMul(at, b, true))).toBeLessThan(1e-3);
+    // The same blocked product in one pass over all 300 rows of b, straight from the kernel.
+    const be = tf.backend() as unknown as WasmBackendInternals;
+    const simd = kernelsOf(be) as SimdKernels;
+    const chunked = product("nn", a, b);
+    const whole = tf.zerosLike(chunked);
+    const at0 = (t: tf.Tensor) => be.dataIdMap.get(t.dataId).memoryOffset;
+    simd.axpy4x2(at0(a), at0(b), at0(whole), 1, 8, 64, 300, 0, 0, 1200, 4, 64);
+    expect(Array.from(chunked.dataSync().subarray(0, 128))).toEqual(
+      Array.from(whole.dataSync().subarray(0, 128)),
+    );
+    // An empty k still writes the zeros.
+    expect(Array.from(product("nn", tf.ones([1, 4, 0]), tf.ones([1, 0, 8])).dataSync())).toEqual(
+      Array(32).fill(0),
+    );
   });
 
   it("gives the gradients of tf.matMul", () => {

@@ -3,7 +3,7 @@ import { addRow, batchMatmul, batchMatmulT } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul, matmulT } from "./matmul.js";
 import { rmsNorm } from "./rms-norm.js";
-import { type RopePair, type RopeTables, ropePrefix, rotateHalf } from "./rope.js";
+import { applyRope, type RopePair, type RopeTables, ropePrefix } from "./rope.js";
 import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
 // Faster tfjs-wasm kernels with the same values (see the modules).
@@ -60,15 +60,9 @@ export function qkvHeads(
 ): { q: tf.Tensor4D; k: tf.Tensor4D; v: tf.Tensor4D } {
   const hd = headDim(c);
   const t = a.shape[0] / batch;
-  // RoPE: x·cos + rotate_half(x)·sin, rotate_half as a product with the [hd, hd] table per head.
   const roped = (x: Linear, table: RopePair, heads: number) => {
     const y = tf.reshape(apply(a, x), [batch, t, heads * hd]);
-    return tf.reshape(tf.add(tf.mul(y, table.cos), tf.mul(rotateHalf(y, p.rope), table.sin)), [
-      batch,
-      t,
-      heads,
-      hd,
-    ]);
+    return tf.reshape(applyRope(y, table, p.rope), [batch, t, heads, hd]);
   };
   // [B, T, n, hd] → [B, n, T, hd]; with one token per row (decoding) that is a reshape, not a copy.
   const headsFirst = (x: tf.Tensor, heads: number) =>

@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { recording } from "./batch-matmul.js";
+import { kernelsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul } from "./matmul.js";
 import type { ModelConfig } from "./types.js";
@@ -128,6 +128,69 @@ export function rotateHalf(x: tf.Tensor, r: RopeTables): tf.Tensor {
   })) as never) as (x: tf.Tensor) => tf.Tensor;
   return op(x);
 }
+
+/**
+ * RoPE of every head of `y` (`[..., n·hd]`): y·cos + rotate_half(y)·sin, the `table` broadcasting
+ * along y's leading rows. On tfjs-wasm one SIMD pass (simd-module.ts's `rope_fwd`, and `rope_bwd` for
+ * the gradient) does what took a product, two multiplies and an add, with the same values.
+ */
+export function applyRope(y: tf.Tensor, table: RopePair, r: RopeTables): tf.Tensor {
+  if (!fusable(y, table, r)) return tf.add(tf.mul(y, table.cos), tf.mul(rotateHalf(y, r), table.sin));
+  const run = (x: tf.Tensor, t: tf.Tensor[], backward: boolean) =>
+    tf
+      .engine()
+      .runKernel(KERNEL, { x, cos: t[0] as tf.Tensor, sin: t[1] as tf.Tensor }, { hd: hdOf(r), backward });
+  if (!recording()) return run(y, [table.cos, table.sin], false) as tf.Tensor;
+  // The tables are saved: the forward pass's tidy may dispose them before the gradient runs.
+  const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([table.cos, table.sin]);
+    return {
+      value: run(x, [table.cos, table.sin], false),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => run(dy, saved, true),
+    };
+  }) as never) as (x: tf.Tensor) => tf.Tensor;
+  return op(y);
+}
+
+const KERNEL = "EdgegymRope";
+const hdOf = (r: RopeTables) => r.rotate.shape[0];
+
+/** The kernel's case: float32 on tfjs-wasm, half a head in whole f32x4 lanes, tables repeating by row. */
+function fusable(y: tf.Tensor, table: RopePair, r: RopeTables): boolean {
+  const width = y.shape.at(-1) as number;
+  const rows = (t: tf.Tensor) => t.size / (t.shape.at(-1) as number);
+  return (
+    tf.getBackend() === "wasm" &&
+    y.dtype === "float32" &&
+    hdOf(r) % 8 === 0 &&
+    [table.cos, table.sin].every((t) => t.shape.at(-1) === width && rows(y) % rows(t) === 0) &&
+    table.cos.shape.join() === table.sin.shape.join() &&
+    kernelsOf(tf.backend() as unknown as WasmBackendInternals) !== null
+  );
+}
+
+tf.registerKernel({
+  kernelName: KERNEL,
+  backendName: "wasm",
+  kernelFunc: ({ inputs, backend, attrs }) => {
+    const be = backend as unknown as WasmBackendInternals;
+    const { x, cos, sin } = inputs as { x: tf.TensorInfo; cos: tf.TensorInfo; sin: tf.TensorInfo };
+    const { hd, backward } = attrs as unknown as { hd: number; backward: boolean };
+    const width = x.shape.at(-1) as number;
+    const out = be.makeOutput([...x.shape], "float32");
+    const [px, pc, ps, po] = [x, cos, sin, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const kernels = kernelsOf(be) as NonNullable<ReturnType<typeof kernelsOf>>;
+    const rows = tf.util.sizeFromShape(x.shape) / width;
+    const tableRows = tf.util.sizeFromShape(cos.shape) / width;
+    (backward ? kernels.rope_bwd : kernels.rope_fwd)(px, pc, ps, po, rows, tableRows, 4 * width, 2 * hd);
+    return out;
+  },
+});
 
 export function disposeRope(t: RopeTables): void {
   tf.dispose([t.q.cos, t.q.sin, t.k.cos, t.k.sin, t.rotate, t.rotateT]);

@@ -48,8 +48,11 @@ const vLoad = (offset: number) => [...simd(0), 2, ...uleb(offset)];
 const vStore = (offset: number) => [...simd(11), 2, ...uleb(offset)];
 const V_ZERO = [...simd(12), ...Array<number>(16).fill(0)];
 const SPLAT = simd(19);
+/** v128.load32_splat: one f32 from memory into all four lanes (one broadcast load on x64). */
+const LOAD_SPLAT = [...simd(9), 2, 0];
 const lane = (n: number) => [...simd(31), n];
 const V_ADD = simd(228);
+const V_SUB = simd(229);
 const V_MUL = simd(230);
 /** x·y + acc: relaxed SIMD's fused multiply-add (one rounding) where the engine has it, else mul, add. */
 const madd = (fma: boolean, x: number[], y: number[], acc: number[]) =>
@@ -82,27 +85,28 @@ interface Kernel {
 }
 
 /**
- * `axpy{rows}x{width}(A, B, OUT, batch, m, nBytes, k, aBatch, bBatch, aRow, aCol, bRow)`:
+ * `axpy{rows}x{width}[acc](A, B, OUT, batch, m, nBytes, k, aBatch, bBatch, aRow, aCol, bRow)`:
  * out[t, i, j] = Σ_k A[t, i, k]·B[t, k, j], out contiguous. A's element (i, k) is at
  * `A + t·aBatch + i·aRow + k·aCol` (so Aᵀ·B needs no transpose), B's row k at `B + t·bBatch + k·bRow`.
- * A block of `rows` rows × 4·width columns is held in registers: per k, `rows` broadcast A elements
- * times `width` vectors of a B row, so each load feeds several products. m must be a multiple of rows
- * and nBytes of 16·width. Each output is a sum over k in order, whatever the block.
+ * A block of `rows` (≤ 4) rows × 4·width columns is held in registers: per k, `rows` broadcast A
+ * elements times `width` vectors of a B row, so each load feeds several products. m must be a multiple
+ * of rows and nBytes of 16·width. Each output is a sum over k in order, whatever the block.
+ * The `acc` form starts each sum from what OUT holds instead of 0, so a long k can be split into
+ * chunks whose B rows stay in cache, and the sums are still taken in the same order.
  */
-function axpy(rows: number, width: number, fma: boolean): Kernel {
+function axpy(rows: number, width: number, fma: boolean, accumulate = false): Kernel {
   const [A, B, OUT, BATCH, M, NB, K, AB, BB, AR, AC, BR] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
-  const [t, i, j, k, a, b, o, ap, bp, mnb] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
-  const x = (r: number) => 22 + r;
-  const bv = (n: number) => 22 + rows + n;
-  const acc = (r: number, n: number) => 22 + rows + width + r * width + n;
+  const [t, i, j, k, a, b, o, ap, bp, mnb, ar2, ar3] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23];
+  const x = (r: number) => 24 + r;
+  const bv = (n: number) => 24 + rows + n;
+  const acc = (r: number, n: number) => 24 + rows + width + r * width + n;
+  // Row r of a block is r·stride past its first; the multiples are taken once, outside the loops.
+  const rowAt = (base: number, r: number, stride: number, multiples: number[]) =>
+    r === 0
+      ? get(base)
+      : [...get(base), ...(r === 1 ? get(stride) : get(multiples[r - 2] as number)), ...ADD];
   const inner = [
-    ...times(rows, (r) => [
-      ...get(ap),
-      ...(r === 0 ? [] : [...i32(r), ...get(AR), ...MUL, ...ADD]),
-      ...f32Load(0),
-      ...SPLAT,
-      ...set(x(r)),
-    ]),
+    ...times(rows, (r) => [...rowAt(ap, r, AR, [ar2, ar3]), ...LOAD_SPLAT, ...set(x(r))]),
     ...times(width, (n) => [...get(bp), ...vLoad(16 * n), ...set(bv(n))]),
     ...times(rows, (r) =>
       times(width, (n) => [...madd(fma, get(x(r)), get(bv(n)), get(acc(r, n))), ...set(acc(r, n))]),
@@ -110,37 +114,22 @@ function axpy(rows: number, width: number, fma: boolean): Kernel {
     ...bump(ap, AC),
     ...bump(bp, BR),
   ];
+  const outRow = (r: number) => [...get(o), ...(r === 0 ? [] : [...i32(r), ...get(NB), ...MUL, ...ADD])];
   const block = [
-    ...times(rows * width, (n) => [...V_ZERO, ...set(acc(Math.floor(n / width), n % width))]),
+    // o = OUT + t·m·nBytes + i·nBytes + j, then row r at o + r·nBytes.
+    ...[...get(OUT), ...get(t), ...get(mnb), ...MUL, ...ADD],
+    ...[...get(i), ...get(NB), ...MUL, ...ADD, ...get(j), ...ADD, ...set(o)],
+    ...times(rows, (r) =>
+      times(width, (n) => [...(accumulate ? [...outRow(r), ...vLoad(16 * n)] : V_ZERO), ...set(acc(r, n))]),
+    ),
     ...mulAdd(ap, a, i, AR),
     ...[...get(b), ...get(j), ...ADD, ...set(bp)],
     ...loop(k, K, 1, inner),
-    // o = OUT + t·m·nBytes + i·nBytes + j, then row r at o + r·nBytes.
-    ...[
-      ...get(OUT),
-      ...get(t),
-      ...get(mnb),
-      ...MUL,
-      ...ADD,
-      ...get(i),
-      ...get(NB),
-      ...MUL,
-      ...ADD,
-      ...get(j),
-      ...ADD,
-    ],
-    ...set(o),
-    ...times(rows, (r) =>
-      times(width, (n) => [
-        ...get(o),
-        ...(r === 0 ? [] : [...i32(r), ...get(NB), ...MUL, ...ADD]),
-        ...get(acc(r, n)),
-        ...vStore(16 * n),
-      ]),
-    ),
+    ...times(rows, (r) => times(width, (n) => [...outRow(r), ...get(acc(r, n)), ...vStore(16 * n)])),
   ];
   const body = [
     ...[...get(M), ...get(NB), ...MUL, ...set(mnb)],
+    ...[...i32(2), ...get(AR), ...MUL, ...set(ar2), ...i32(3), ...get(AR), ...MUL, ...set(ar3)],
     ...loop(t, BATCH, 1, [
       ...mulAdd(a, A, t, AB),
       ...mulAdd(b, B, t, BB),
@@ -148,10 +137,10 @@ function axpy(rows: number, width: number, fma: boolean): Kernel {
     ]),
   ];
   return {
-    name: `axpy${rows}x${width}`,
+    name: `axpy${rows}x${width}${accumulate ? "acc" : ""}`,
     params: 12,
     locals: [
-      [10, I32],
+      [12, I32],
       [rows + width + rows * width, V128],
     ],
     body,
@@ -332,13 +321,74 @@ function rmsnorm(): Kernel {
 }
 
 /**
+ * `rope_{fwd|bwd}(x, cos, sin, out, rows, tableRows, widthBytes, halfBytes)`: rotary embedding of
+ * every head (hd = 2·half columns) of each row of x, with row r using row r mod tableRows of the
+ * tables (a `[T, width]` table serves every sequence of a batch). With x = [x₁, x₂] per head:
+ * - fwd: x·cos + rotate_half(x)·sin = [x₁·c₁ − x₂·s₁, x₂·c₂ + x₁·s₂];
+ * - bwd, its transpose for the gradient: dy·cos + rotate_halfᵀ(dy·sin) = [y₁·c₁ + y₂·s₂, y₂·c₂ − y₁·s₁].
+ * Each output is two products and one sum, the IEEE operations tfjs's mul, mul, add (or sub) take, so
+ * values equal the unfused ops' bit for bit. halfBytes must be a multiple of 16.
+ */
+function rope(backward: boolean): Kernel {
+  const [X, C, S, OUT, ROWS, TROWS, WB, HB, r, xr, tr, h, j, p, hb2] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+  ];
+  /** base + rowBase + p (+ halfBytes for the head's second half), a v128 load. */
+  const load = (base: number, rowBase: number, second: boolean) => [
+    ...[...get(base), ...get(rowBase), ...ADD, ...get(p), ...ADD],
+    ...(second ? [...get(HB), ...ADD] : []),
+    ...vLoad(0),
+  ];
+  const prod = (xSecond: boolean, table: number, tableSecond: boolean) => [
+    ...load(X, xr, xSecond),
+    ...load(table, tr, tableSecond),
+    ...V_MUL,
+  ];
+  const half = (second: boolean) => {
+    // First half: x₁·c₁ ∓ x₂·s₍₁|₂₎; second: x₂·c₂ ± x₁·s₍₂|₁₎ (fwd takes sin where it writes).
+    const sinSecond = backward ? !second : second;
+    const plus = second !== backward;
+    return [
+      ...[...get(OUT), ...get(xr), ...ADD, ...get(p), ...ADD, ...(second ? [...get(HB), ...ADD] : [])],
+      ...prod(second, C, second),
+      ...prod(!second, S, sinSecond),
+      ...(plus ? V_ADD : V_SUB),
+      ...vStore(0),
+    ];
+  };
+  const pairs = [...[...get(h), ...get(j), ...ADD, ...set(p)], ...half(false), ...half(true)];
+  const heads = [
+    ...i32(0),
+    ...set(h),
+    ...[0x02, 0x40, 0x03, 0x40],
+    ...[...get(h), ...get(WB), 0x4f, 0x0d, 1],
+    ...loop(j, HB, 16, pairs),
+    ...[...get(h), ...get(hb2), ...ADD, ...set(h)],
+    ...[0x0c, 0, 0x0b, 0x0b],
+  ];
+  const row = [
+    ...[...get(r), ...get(WB), ...MUL, ...set(xr)],
+    ...[...get(r), ...get(TROWS), 0x70, ...get(WB), ...MUL, ...set(tr)], // i32.rem_u
+    ...heads,
+  ];
+  return {
+    name: `rope_${backward ? "bwd" : "fwd"}`,
+    params: 8,
+    locals: [[7, I32]],
+    body: [...[...get(HB), ...get(HB), ...ADD, ...set(hb2)], ...loop(r, ROWS, 1, row)],
+  };
+}
+
+/**
  * The module's bytes: `(import "env" "memory" (memory 0))` and the kernels, exported by name; with
  * `fma`, products accumulate by f32x4.relaxed_madd (Node 22; Node 20 lacks relaxed SIMD).
  */
 export function simdModuleBytes(fma: boolean): Uint8Array<ArrayBuffer> {
   const kernels = [
-    ...[axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), dot(1, fma), dot(4, fma)],
+    ...[axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), axpy(4, 2, fma, true), dot(1, fma), dot(4, fma)],
     rmsnorm(),
+    rope(false),
+    rope(true),
     ...(["add", "sub", "mul"] as const).flatMap((op) =>
       (["same", "row", "col"] as const).map((sh) => binary(op, sh)),
     ),
@@ -373,9 +423,12 @@ export type SimdKernels = {
   axpy1x1: (...args: number[]) => void;
   axpy1x4: (...args: number[]) => void;
   axpy4x2: (...args: number[]) => void;
+  axpy4x2acc: (...args: number[]) => void;
   dot1: (...args: number[]) => void;
   dot4: (...args: number[]) => void;
   rmsnorm: (...args: number[]) => void;
+  rope_fwd: (...args: number[]) => void;
+  rope_bwd: (...args: number[]) => void;
 } & {
   /** `{op}_{same|row|col}`, see {@link binary}. */
   [K in `${BinaryOp}_${"same" | "row" | "col"}`]: Fn;

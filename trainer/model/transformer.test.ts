@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { resolveModelConfig } from "./config.js";
 import { createModel } from "./create-model.js";
-import { ropeTables, rotateColumns } from "./rope.js";
+import { applyRope, type RopeTables, ropeTables, rotateColumns, rotateHalf } from "./rope.js";
 import type { PolicyModel } from "./types.js";
 
 const TINY = { vocabSize: 40, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 32 };
@@ -56,6 +56,49 @@ describe("rotary embedding", () => {
     const out = rotateColumns(tf.tensor2d([row]), r.rotate).arraySync()[0];
     // Head 0 is 1..8 → [−5, −6, −7, −8, 1, 2, 3, 4]; head 1 is 9..16 likewise.
     expect(out).toEqual([-5, -6, -7, -8, 1, 2, 3, 4, -13, -14, -15, -16, 9, 10, 11, 12]);
+  });
+});
+
+describe("fused rotary embedding (tfjs-wasm)", () => {
+  let r: RopeTables;
+  beforeAll(() => {
+    r = ropeTables(TINY_CONFIG);
+  });
+  /** The unfused ops the kernel replaces: y·cos + rotate_half(y)·sin. */
+  const unfused = (y: tf.Tensor, t: { cos: tf.Tensor; sin: tf.Tensor }) =>
+    tf.add(tf.mul(y, t.cos), tf.mul(rotateHalf(y, r), t.sin));
+
+  it("rotates one head by hand, forward and for the gradient", async () => {
+    // hd = 8: x = [x₁ | x₂] = [1 2 3 4 | 5 6 7 8], cos = [1 … | 2 …], sin = [10 … | 100 …].
+    const x = tf.tensor2d([[1, 2, 3, 4, 5, 6, 7, 8]]);
+    const table = {
+      cos: tf.tensor2d([[1, 1, 1, 1, 2, 2, 2, 2]]),
+      sin: tf.tensor2d([[10, 10, 10, 10, 100, 100, 100, 100]]),
+    };
+    // Forward [x₁·c₁ − x₂·s₁, x₂·c₂ + x₁·s₂]: 1 − 5·10 = −49, …; 5·2 + 1·100 = 110, 6·2 + 2·100 = 212, ….
+    expect(Array.from(applyRope(x, table, r).dataSync())).toEqual([-49, -58, -67, -76, 110, 212, 314, 416]);
+    // The gradient of Σ rope(x)·dy, dy = [1 … 8] too, is [y₁·c₁ + y₂·s₂, y₂·c₂ − y₁·s₁]:
+    // 1 + 5·100 = 501, …; 5·2 − 1·10 = 0, 6·2 − 2·10 = −8, ….
+    const dy = tf.tensor2d([[1, 2, 3, 4, 5, 6, 7, 8]]);
+    const grad = tf.grad((v: tf.Tensor) => tf.sum(tf.mul(applyRope(v, table, r), dy)))(x);
+    expect(Array.from(grad.dataSync())).toEqual([501, 602, 703, 804, 0, -8, -16, -24]);
+    const info = await tf.profile(() => applyRope(x, table, r));
+    expect(info.kernels.map((k) => k.name)).toEqual(["EdgegymRope"]);
+  });
+
+  it("equals the unfused ops bit for bit, a [T, width] table serving a batch, and their gradient", () => {
+    // [B = 2, T = 5, 3 heads · 8]: the training shape; each sequence takes the table's 5 rows.
+    const y = tf.randomNormal([2, 5, 24], 0, 1, "float32", 21);
+    const table = {
+      cos: tf.randomNormal([5, 24], 0, 1, "float32", 22),
+      sin: tf.randomNormal([5, 24], 0, 1, "float32", 23),
+    };
+    expect(Array.from(applyRope(y, table, r).dataSync())).toEqual(Array.from(unfused(y, table).dataSync()));
+    const up = tf.randomNormal([2, 5, 24], 0, 1, "float32", 24);
+    const loss = (f: (v: tf.Tensor) => tf.Tensor) => (v: tf.Tensor) => tf.sum(tf.mul(f(v), up));
+    const got = tf.grad(loss((v) => applyRope(v, table, r)))(y);
+    const want = tf.grad(loss((v) => unfused(v, table)))(y);
+    expect(Array.from(got.dataSync())).toEqual(Array.from(want.dataSync()));
   });
 });
 
