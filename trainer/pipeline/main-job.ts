@@ -237,7 +237,7 @@ async function mergeMetrics(dir: string, state: JobState): Promise<void> {
  * rate (a loaded optimizer keeps SFT's learning rate, and its moments cover only the variables SFT
  * trained, not the value head).
  */
-async function weightsOnly(checkpoint: string): Promise<string> {
+export async function weightsOnly(checkpoint: string): Promise<string> {
   const dir = `${checkpoint}-weights`;
   await cp(checkpoint, dir, {
     recursive: true,

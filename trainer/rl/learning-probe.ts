@@ -1,9 +1,12 @@
 /**
- * Learning probe: prints greedy test success after SFT, after GRPO and after StepPO on the tiny
- * `lookup` task, one JSON line per phase (see `learning.ts`).
+ * Learning probe: greedy success after SFT, after GRPO and after StepPO on calculator level 1, the
+ * default recipe shortened (see `learning.ts`), one JSON line per phase.
  *
- *   npx tsx trainer/rl/learning-probe.ts [--backend wasm|cpu] [--sft 250] [--sft-lr 5e-3] [--iterations 100] [--lr 1e-3] [--epochs 2] [--negative-weight 0.25]
+ *   npx tsx trainer/rl/learning-probe.ts [--backend wasm|cpu] [--iterations 20] [--split test|train] [--n 200] [--workers N] [--out DIR]
  */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { initBackend, isBackendName } from "../backend/backend.js";
 import { DEFAULT_PROBE, learningProbe } from "./learning.js";
@@ -11,12 +14,11 @@ import { DEFAULT_PROBE, learningProbe } from "./learning.js";
 const { values } = parseArgs({
   options: {
     backend: { type: "string", default: "wasm" },
-    sft: { type: "string", default: String(DEFAULT_PROBE.sftSteps) },
-    "sft-lr": { type: "string", default: String(DEFAULT_PROBE.sftLr) },
     iterations: { type: "string", default: String(DEFAULT_PROBE.iterations) },
-    lr: { type: "string", default: String(DEFAULT_PROBE.lr) },
-    epochs: { type: "string", default: String(DEFAULT_PROBE.ppoEpochs) },
-    "negative-weight": { type: "string", default: String(DEFAULT_PROBE.negativeAdvantageWeight) },
+    split: { type: "string", default: DEFAULT_PROBE.split },
+    n: { type: "string", default: String(DEFAULT_PROBE.n) },
+    workers: { type: "string" },
+    out: { type: "string" },
   },
 });
 const name = values.backend ?? "wasm";
@@ -25,14 +27,17 @@ if (!backend.ok) {
   process.stderr.write(`learning-probe: ${backend.error}\n`);
   process.exit(1);
 }
-await learningProbe(
+const result = await learningProbe(
   {
-    sftSteps: Number(values.sft),
-    sftLr: Number(values["sft-lr"]),
     iterations: Number(values.iterations),
-    lr: Number(values.lr),
-    ppoEpochs: Number(values.epochs),
-    negativeAdvantageWeight: Number(values["negative-weight"]),
+    split: values.split ?? DEFAULT_PROBE.split,
+    n: Number(values.n),
+    ...(values.workers === undefined ? {} : { workers: Number(values.workers) }),
+    out: values.out ?? (await mkdtemp(join(tmpdir(), "edgegym-probe-"))),
   },
   (p) => process.stdout.write(`${JSON.stringify({ backend: backend.value.name, ...p })}\n`),
 );
+if (!result.ok) {
+  process.stderr.write(`learning-probe: ${result.error}\n`);
+  process.exitCode = 1;
+}

@@ -1,142 +1,118 @@
-import * as tf from "@tensorflow/tfjs-core";
-import { EnvClient } from "../client/env-client.js";
-import { resolveEnv } from "../client/resolve-env.js";
-import { createModel } from "../model/create-model.js";
-import { frozenCopy } from "../model/frozen-copy.js";
-import type { PolicyModel } from "../model/types.js";
-import { collectDemos } from "../rollout/demos.js";
-import { runRollouts } from "../rollout/loop.js";
-import { sampleTasks } from "../rollout/sample-tasks.js";
-import { sftStep } from "../sft/sft-step.js";
-import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-import { buildBatch } from "./batch.js";
-import { TrainConfig } from "./config.js";
-import { rlUpdate } from "./rl-update.js";
+import { join, resolve } from "node:path";
+import { err, ok, type Result } from "../../shared/result.js";
+import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { checkpointShape } from "../checkpoint/load-policy.js";
+import { connectEnv } from "../client/connect-env.js";
+import { curveEnvSpec } from "../pipeline/curve-stage.js";
+import { greedyScore } from "../pipeline/greedy-score.js";
+import { weightsOnly } from "../pipeline/main-job.js";
+import { baseDir, loadRecipe, type Recipe } from "../pipeline/recipe.js";
+import type { RunIO } from "../run/run-io.js";
+import { runSft } from "../sft/sft-run.js";
+import { runTraining } from "./run.js";
 
 export type ProbeOptions = {
-  /** SFT steps of 16 rows on 64 expert episodes. */
-  sftSteps: number;
-  /** Adam learning rate of the SFT steps. */
-  sftLr: number;
-  /** RL iterations of 8 tasks × 8 rollouts for each algorithm. */
+  /** RL iterations of each method, from the same SFT policy (8 tasks × 8 rollouts each). */
   iterations: number;
-  lr: number;
-  ppoEpochs: number;
-  /** Weight of negative advantages (the calculator recipes' 0.25; see `TrainConfig`). */
-  negativeAdvantageWeight: number;
+  /** The split scored after each phase: `test` in CI, `train` when choosing settings. */
+  split: string;
+  /** Tasks 0..n−1 of that split, greedy. */
+  n: number;
+  /** Threads of SFT and RL (`workers`); the recipes' own when absent. */
+  workers?: number;
+  /** The folder the checkpoints go to. */
+  out: string;
 };
 
-export const DEFAULT_PROBE: ProbeOptions = {
-  sftSteps: 250,
-  sftLr: 5e-3,
-  iterations: 100,
-  lr: 1e-3,
-  ppoEpochs: 2,
-  negativeAdvantageWeight: 0.25,
-};
+/**
+ * 20 iterations: chosen on train tasks 0..199 (workers 2, at d759b66): SFT 0.525, then GRPO 0.640,
+ * 0.605 and 0.590 after 20, 30 and 40 iterations. 500 tasks, so that a gain of +0.05 is 25 tasks.
+ */
+export const DEFAULT_PROBE: Omit<ProbeOptions, "out"> = { iterations: 20, split: "test", n: 500 };
+
+/** The recipes the probe shortens: the default run's (`npm start`) and its StepPO twin. */
+export const PROBE_RECIPES = ["calculator-l1-grpo", "calculator-l1-steppo"] as const;
 
 export type ProbePhase = { phase: string; success: number; seconds: number };
 
 /**
- * SFT on expert demos of the tiny built-in `lookup` task, then GRPO and StepPO (GSPO loss,
- * step-level GAE with the value head), each from the same SFT weights; greedy success on all 100 test
- * tasks after each phase. Call `initBackend` first. Everything is seeded, so one backend gives the
- * same numbers.
+ * The default recipe, shortened, at calculator level 1: its SFT stage (the committed calculator base
+ * continued on 500 calculator-l1 demos), then `iterations` of GRPO and of StepPO with the two recipes'
+ * RL settings (KL to that SFT policy, their first segment's seed), each from the SFT weights. Greedy
+ * success on `split` tasks 0..n−1 after each phase, the env in-process. Seeded end to end, so one
+ * backend and worker count give the same numbers. Call `initBackend` first.
  */
 export async function learningProbe(
   opts: ProbeOptions,
   onPhase: (p: ProbePhase) => void = () => {},
-): Promise<Record<string, number>> {
-  const tokenizer = new ByteTokenizer();
-  // The built-in `lookup` environment (environments/lookup/), in-process as `--env local:lookup` runs it.
-  const transport = await resolveEnv("local:lookup", { connections: 64 });
-  if (!transport.ok) throw new Error(transport.error);
-  const client = new EnvClient(transport.value);
+): Promise<Result<Record<string, number>>> {
+  const recipes: Recipe[] = [];
+  for (const name of PROBE_RECIPES) {
+    const loaded = await loadRecipe(name);
+    if (!loaded.ok) return loaded;
+    recipes.push(loaded.value.recipe);
+  }
+  const [first] = recipes as [Recipe];
+  if (first.base === undefined) return err(`${PROBE_RECIPES[0]} has no base checkpoint`);
+  const io: RunIO = { log: () => {}, saveCheckpoint, loadCheckpoint };
+  const env = curveEnvSpec(first);
+  const workers = opts.workers === undefined ? {} : { workers: opts.workers };
   const t0 = performance.now();
   const out: Record<string, number> = {};
-  const record = (phase: string, success: number) => {
-    out[phase] = success;
-    onPhase({ phase, success, seconds: (performance.now() - t0) / 1000 });
-  };
-  const rollout = (
-    model: PolicyModel,
-    split: string,
-    tasks: number[],
-    groupSize: number,
-    temperature: number,
-  ) =>
-    runRollouts(model, tokenizer, client, {
-      split,
-      tasks,
-      groupSize,
-      maxLive: 64,
-      maxSteps: 3,
-      maxNewTokens: 6,
-      temperature,
-      topP: 1,
-      seed: tasks[0] ?? 0,
-      renderTools: false,
-    });
-  const successRate = async (model: PolicyModel) => {
-    const { trajectories } = await rollout(
-      model,
-      "test",
-      Array.from({ length: 100 }, (_, i) => i),
-      1,
-      0,
-    );
-    return trajectories.filter((t) => t.success).length / trajectories.length;
-  };
 
-  // Four heads: behind the env's system turn, two heads did not learn to copy the digits in 300 SFT
-  // steps (greedy success 0.02).
-  const made = createModel(
-    { dModel: 32, nLayers: 1, nHeads: 4, nKvHeads: 4, dFf: 64, contextLength: 64, valueHead: true },
-    { seed: 1 },
-  );
-  if (!made.ok) throw new Error(made.error);
-  const sft = made.value;
-  const demos = await collectDemos(client, tokenizer, {
-    split: "train",
-    tasks: sampleTasks(10_000, 64, 5),
-    maxSteps: 3,
-    concurrency: 8,
-    renderTools: false,
-  });
-  const batch = buildBatch(demos, tokenizer.special.pad);
-  const adam = tf.train.adam(opts.sftLr);
-  for (let s = 0; s < opts.sftSteps; s++) {
-    const rows = Array.from({ length: 16 }, (_, i) => (s * 16 + i) % batch.sequences.length);
-    const pick = (m: number[][]) => rows.map((r) => m[r] as number[]);
-    sftStep(
-      sft,
-      adam,
-      { ids: pick(batch.ids), targets: pick(batch.targets), mask: pick(batch.mask) },
+  const connected = await connectEnv(env, 16);
+  if (!connected.ok) return connected;
+  const { client, manifest } = connected.value;
+  const score = async (phase: string, checkpoint: string): Promise<Result<void>> => {
+    const scored = await greedyScore(
+      checkpoint,
+      { client, tools: manifest.tools },
+      { split: opts.split, n: opts.n },
+      first.eval,
+      io,
+    );
+    if (!scored.ok) return scored;
+    out[phase] = scored.value.success;
+    onPhase({ phase, success: scored.value.success, seconds: (performance.now() - t0) / 1000 });
+    return ok(undefined);
+  };
+  try {
+    const sft = await runSft(
       {
-        maxGradNorm: 1,
+        ...first.sft,
+        ...workers,
+        init: resolve(baseDir(), first.base),
+        model: checkpointShape(first.sft.model),
+        env,
+        out: join(opts.out, "sft"),
       },
+      io,
     );
-  }
-  record("sft", await successRate(sft));
-
-  // StepPO brings its GSPO loss and clip range 3e-3/4e-3 (trainer/algos/registry.ts).
-  for (const overrides of [{ algorithm: "grpo" }, { algorithm: "steppo" }]) {
-    const copy = frozenCopy(sft, 1);
-    if (!copy.ok) throw new Error(copy.error);
-    const config = TrainConfig.parse({
-      lr: opts.lr,
-      ppoEpochs: opts.ppoEpochs,
-      negativeAdvantageWeight: opts.negativeAdvantageWeight,
-      ...overrides,
-    });
-    const optimizer = tf.train.adam(config.lr);
-    for (let it = 1; it <= opts.iterations; it++) {
-      const { trajectories } = await rollout(copy.value, "train", sampleTasks(10_000, 8, 100 + it), 8, 1);
-      await rlUpdate({ model: copy.value, optimizer, config, pad: tokenizer.special.pad }, trajectories);
+    if (!sft.ok) return sft;
+    const scoredSft = await score("sft", sft.value.checkpoint);
+    if (!scoredSft.ok) return scoredSft;
+    const sftWeights = await weightsOnly(sft.value.checkpoint);
+    for (const recipe of recipes) {
+      const rl = await runTraining(
+        {
+          ...recipe.rl,
+          ...workers,
+          env,
+          init: sftWeights,
+          model: checkpointShape(recipe.rl.model),
+          ...(recipe.rl.klCoef > 0 ? { reference: sftWeights } : {}),
+          out: join(opts.out, recipe.rl.algorithm),
+          iterations: opts.iterations,
+          seed: recipe.rl.seed * 1000 + 1,
+        },
+        io,
+      );
+      if (!rl.ok) return rl;
+      const scored = await score(recipe.rl.algorithm, join(rl.value.runDir, "checkpoints", "final"));
+      if (!scored.ok) return scored;
     }
-    record(config.algorithm, await successRate(copy.value));
-    copy.value.dispose();
+    return ok(out);
+  } finally {
+    await client.close();
   }
-  await client.close();
-  return out;
 }
