@@ -148,15 +148,15 @@ def run(c, a, threads):
 
     prompts = torch.randint(0, c["vocabSize"], (a.sample_batch, a.prompt_len), generator=gen)
     model.sample(prompts[:4], 4, gen)
-    swall0, scpu0 = time.perf_counter(), time.process_time()
-    out, _ = model.sample(prompts, a.new_tokens, gen)
-    swall, scpu = time.perf_counter() - swall0, time.process_time() - scpu0
+    sampled = []
+    scalls, swall, scpu = timed(lambda: sampled.append(model.sample(prompts, a.new_tokens, gen)[0].numel()), a.min_seconds)
     return {
         "train_tokens_per_s": round(trained / wall),
         "train_tokens_per_cpu_s": round(trained / cpu),
-        "sample_tokens_per_s": round(out.numel() / swall),
-        "sample_tokens_per_cpu_s": round(out.numel() / scpu),
+        "sample_tokens_per_s": round(sum(sampled) / swall),
+        "sample_tokens_per_cpu_s": round(sum(sampled) / scpu),
         "train_steps": calls,
+        "sample_calls": scalls,
     }
 
 
@@ -168,7 +168,7 @@ def main():
     p.add_argument("--sample-batch", type=int, default=64)
     p.add_argument("--prompt-len", type=int, default=32)
     p.add_argument("--new-tokens", type=int, default=64)
-    p.add_argument("--min-seconds", type=float, default=2.0, help="least wall time of the training loop")
+    p.add_argument("--min-seconds", type=float, default=2.0, help="least wall time of the training loop and of the sampling loop")
     p.add_argument("--threads", default="1,2")
     a = p.parse_args()
     c = json.loads(a.config)

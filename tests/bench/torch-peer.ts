@@ -52,7 +52,14 @@ export function findTorchPython(): string | null {
 export function runTorchPeer(
   python: string,
   config: object,
-  work: { batch: number; seq: number; sampleBatch: number; promptLen: number; newTokens: number },
+  work: {
+    batch: number;
+    seq: number;
+    sampleBatch: number;
+    promptLen: number;
+    newTokens: number;
+    minSeconds: number;
+  },
 ): PeerResult {
   const args = [
     SCRIPT,
@@ -60,7 +67,7 @@ export function runTorchPeer(
     JSON.stringify(config),
     ...["--batch", String(work.batch), "--seq", String(work.seq)],
     ...["--sample-batch", String(work.sampleBatch), "--prompt-len", String(work.promptLen)],
-    ...["--new-tokens", String(work.newTokens)],
+    ...["--new-tokens", String(work.newTokens), "--min-seconds", String(work.minSeconds)],
   ];
   const run = spawnSync(python, args, { encoding: "utf8", timeout: 600_000 });
   if (run.status !== 0)

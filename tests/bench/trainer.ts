@@ -7,6 +7,8 @@
  * fairer single-thread number when other processes share the cores (load_average is printed too).
  * Then, when a python with torch is found (tests/bench/torch-peer.ts), the PyTorch peer runs the same
  * shapes back to back on 1 and 2 threads, and `ratios` gives torch / edgegym (`--no-peer` skips it).
+ * On both sides each loop (training steps, then sampling calls) runs for at least `--min-seconds` (2)
+ * of wall time, training for at least `--steps` (10).
  */
 
 import { loadavg } from "node:os";
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     preset: { type: "string", default: "reference" },
     backend: { type: "string" },
     steps: { type: "string", default: "10" },
+    "min-seconds": { type: "string", default: "2" },
     "sample-batch": { type: "string", default: "64" },
     "prompt-len": { type: "string", default: "32" },
     "new-tokens": { type: "string", default: "64" },
@@ -65,35 +68,45 @@ const batch = {
 };
 const adam = createAdam({ learningRate: 1e-4 });
 for (let i = 0; i < 2; i++) sftStep(model, adam, batch);
-const steps = Number(values.steps);
+const minSeconds = Number(values["min-seconds"]);
 /** CPU seconds this process used: on a shared machine, wall time also counts other processes' turns. */
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1e6;
 };
-let started = performance.now();
-let cpu = process.cpuUsage();
-for (let i = 0; i < steps; i++) sftStep(model, adam, batch);
-const trainSeconds = (performance.now() - started) / 1000;
-const trainCpu = cpuSeconds(cpu);
+/**
+ * Runs `fn` at least `least` times and until `minSeconds` of wall time passed, as the peer's `timed`
+ * does: one short call's figure moves ±20% with whatever else the machine does.
+ */
+async function timed(fn: () => unknown, least: number) {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  let calls = 0;
+  while (calls < least || performance.now() - started < minSeconds * 1000) {
+    await fn();
+    calls++;
+  }
+  return { calls, seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) };
+}
+const train = await timed(() => sftStep(model, adam, batch), Number(values.steps));
 
 const prompts = Array.from({ length: Number(values["sample-batch"]) }, () =>
   row(Number(values["prompt-len"])),
 );
 const opts = { maxNewTokens: Number(values["new-tokens"]), temperature: 1, topP: 1, stopIds: [], seed: 1 };
 await model.sample(prompts.slice(0, 4), { ...opts, maxNewTokens: 4 });
-started = performance.now();
-cpu = process.cpuUsage();
-const out = await model.sample(prompts, opts);
-const sampleSeconds = (performance.now() - started) / 1000;
-const sampleCpu = cpuSeconds(cpu);
-const sampled = out.tokens.reduce((a, t) => a + t.length, 0);
+let sampled = 0;
+const sample = await timed(async () => {
+  const out = await model.sample(prompts, opts);
+  sampled += out.tokens.reduce((a, t) => a + t.length, 0);
+}, 1);
+const trainedTokens = train.calls * preset.batch * preset.seq;
 
 const ours = {
-  train_tokens_per_s: Math.round((steps * preset.batch * preset.seq) / trainSeconds),
-  sample_tokens_per_s: Math.round(sampled / sampleSeconds),
-  train_tokens_per_cpu_s: Math.round((steps * preset.batch * preset.seq) / trainCpu),
-  sample_tokens_per_cpu_s: Math.round(sampled / sampleCpu),
+  train_tokens_per_s: Math.round(trainedTokens / train.seconds),
+  sample_tokens_per_s: Math.round(sampled / sample.seconds),
+  train_tokens_per_cpu_s: Math.round(trainedTokens / train.cpu),
+  sample_tokens_per_cpu_s: Math.round(sampled / sample.cpu),
 };
 const loadAverage = loadavg().map((x) => Math.round(x * 10) / 10);
 
@@ -109,6 +122,7 @@ if (python !== null)
     sampleBatch: prompts.length,
     promptLen: Number(values["prompt-len"]),
     newTokens: opts.maxNewTokens,
+    minSeconds,
   });
 const ratio = (x: number | undefined, y: number) =>
   x === undefined ? null : Math.round((x / y) * 100) / 100;
@@ -121,8 +135,13 @@ console.log(
     model: { preset: values.preset, ...model.config },
     ...ours,
     load_average: loadAverage,
-    train: { batch: preset.batch, seq: preset.seq, steps },
-    sample: { batch: prompts.length, prompt: Number(values["prompt-len"]), new_tokens: opts.maxNewTokens },
+    train: { batch: preset.batch, seq: preset.seq, steps: train.calls },
+    sample: {
+      batch: prompts.length,
+      prompt: Number(values["prompt-len"]),
+      new_tokens: opts.maxNewTokens,
+      calls: sample.calls,
+    },
     tensors_alive: tf.memory().numTensors,
     peer,
     ratios: peer && {
