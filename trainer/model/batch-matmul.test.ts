@@ -53,15 +53,17 @@ describe("SIMD batched products on tfjs-wasm", () => {
         expect(String(e)).toMatch(/relaxed|opcode/);
         continue;
       }
-      for (const name of ["axpy1x1", "axpy4x2"] as const) {
+      for (const name of ["axpy1x1", "axpy4x2", "axpy4x1"] as const) {
         f.fill(0, 64, 96);
         kernels[name](0, 64, 256, 1, 4, 32, 2, 0, 0, 8, 4, 32);
         expect(Array.from(f.subarray(64, 72))).toEqual(want);
       }
       // The acc form adds to what the output holds: row 0 again from 100s is [103, 102, 105, …].
-      f.fill(100, 64, 96);
-      kernels.axpy4x2acc(0, 64, 256, 1, 4, 32, 2, 0, 0, 8, 4, 32);
-      expect(Array.from(f.subarray(64, 72))).toEqual(want.map((x) => x + 100));
+      for (const name of ["axpy4x2acc", "axpy4x1acc"] as const) {
+        f.fill(100, 64, 96);
+        kernels[name](0, 64, 256, 1, 4, 32, 2, 0, 0, 8, 4, 32);
+        expect(Array.from(f.subarray(64, 72))).toEqual(want.map((x) => x + 100));
+      }
     }
   });
 
@@ -91,6 +93,7 @@ describe("SIMD batched products on tfjs-wasm", () => {
     { m: 96, k: 32, n: 96 },
     { m: 1, k: 32, n: 37 },
     { m: 5, k: 6, n: 12 },
+    { m: 8, k: 20, n: 12 },
     { m: 7, k: 8, n: 5 },
   ];
   it.each(shapes)("matches tf.matMul up to float rounding for m=$m k=$k n=$n", ({ m, k, n }) => {
@@ -110,6 +113,9 @@ describe("SIMD batched products on tfjs-wasm", () => {
     const b = tf.randomNormal([1, 300, 16], 0, 1, "float32", 15);
     expect(maxDiff(product("nn", a, b), tf.matMul(a, b))).toBeLessThan(1e-3);
     expect(maxDiff(product("tn", at, b), tf.matMul(at, b, true))).toBeLessThan(1e-3);
+    // 12 columns: blocks of 4 rows × 4 columns, chunked the same way.
+    const b12 = tf.randomNormal([1, 300, 12], 0, 1, "float32", 16);
+    expect(maxDiff(product("nn", a, b12), tf.matMul(a, b12))).toBeLessThan(1e-3);
     // The same blocked product in one pass over all 300 rows of b, straight from the kernel.
     const be = tf.backend() as unknown as WasmBackendInternals;
     const simd = kernelsOf(be) as SimdKernels;

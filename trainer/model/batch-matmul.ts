@@ -89,11 +89,12 @@ tf.registerKernel({
       // nn: A[i, k] at i·k + k; tn: A is [k, m] and A[i, k] (its transpose) at k·m + i.
       const [aRow, aCol] = mode === "nn" ? [4 * k, 4] : [4, 4 * m];
       const narrow = n % 16 === 0 ? simd.axpy1x4 : simd.axpy1x1;
-      // Blocks of 4 rows × 8 columns where they fit (one product's rows split when m is not ÷ 4).
-      const blocked = n % 8 === 0 ? (batch === 1 ? m - (m % 4) : m % 4 === 0 ? m : 0) : 0;
+      // Blocks of 4 rows × 8 columns where they fit, else × 4 (a vocabulary of 268); one product's
+      // rows split when m is not ÷ 4.
+      const [first, next] = n % 8 === 0 ? [simd.axpy4x2, simd.axpy4x2acc] : [simd.axpy4x1, simd.axpy4x1acc];
+      const blocked = batch === 1 ? m - (m % 4) : m % 4 === 0 ? m : 0;
       for (const [k0, kc] of blocked > 0 ? kChunks(k) : []) {
-        const block = k0 === 0 ? simd.axpy4x2 : simd.axpy4x2acc;
-        block(
+        (k0 === 0 ? first : next)(
           pa + k0 * aCol,
           pb + k0 * 4 * n,
           po,

@@ -385,7 +385,8 @@ function rope(backward: boolean): Kernel {
  */
 export function simdModuleBytes(fma: boolean): Uint8Array<ArrayBuffer> {
   const kernels = [
-    ...[axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), axpy(4, 2, fma, true), dot(1, fma), dot(4, fma)],
+    ...[axpy(1, 1, fma), axpy(1, 4, fma), axpy(4, 2, fma), axpy(4, 2, fma, true)],
+    ...[axpy(4, 1, fma), axpy(4, 1, fma, true), dot(1, fma), dot(4, fma)],
     rmsnorm(),
     rope(false),
     rope(true),
@@ -424,6 +425,8 @@ export type SimdKernels = {
   axpy1x4: (...args: number[]) => void;
   axpy4x2: (...args: number[]) => void;
   axpy4x2acc: (...args: number[]) => void;
+  axpy4x1: (...args: number[]) => void;
+  axpy4x1acc: (...args: number[]) => void;
   dot1: (...args: number[]) => void;
   dot4: (...args: number[]) => void;
   rmsnorm: (...args: number[]) => void;
