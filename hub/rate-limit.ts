@@ -4,7 +4,11 @@ import { EdgegymError } from "../shared/errors.js";
 import type { AppEnv } from "./env.js";
 import type { SlidingWindow } from "./sliding-window.js";
 
-/** Requests per period per caller, unless `HUB_RATE_LIMIT_REQUESTS` says otherwise (`0` turns the limit off). */
+/**
+ * Requests per period per caller, unless `HUB_RATE_LIMIT_REQUESTS` says otherwise. `0` turns both
+ * limits off, the binding's too: for a hub that serves one trusted caller on its own machine (the
+ * local hub of `npm start`, whose training would otherwise wait on the limit).
+ */
 export const DEFAULT_LIMIT = 1200;
 /** The period in seconds, unless `HUB_RATE_LIMIT_PERIOD` says otherwise. */
 export const DEFAULT_PERIOD_SECONDS = 60;
@@ -41,7 +45,7 @@ export async function checkRateLimit(c: Context<AppEnv>, window: SlidingWindow, 
     }
   }
   const limiter = c.env.HUB_RATE_LIMIT;
-  if (limiter && !(await limiter.limit({ key })).success) {
+  if (limit > 0 && limiter && !(await limiter.limit({ key })).success) {
     throw new EdgegymError("rate_limited", `rate limit exceeded for ${p.kind} caller`, {
       retryAfter: period,
     });

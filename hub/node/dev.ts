@@ -19,7 +19,8 @@ import {
  * `npm run dev`: applies the D1 migrations locally, starts `wrangler dev` with the hub, and on first
  * start creates the team `edgegym` with an admin token (printed, and kept in the git-ignored
  * `.edgegym/hub-local.json`, or `hub-local-<hash of the --persist-to dir>.json`), then publishes every built-in env as a public env of `edgegym`.
- * `HUB_ADMIN_TOKEN` from the environment is used as the bootstrap secret instead of the stored one.
+ * `HUB_ADMIN_TOKEN` from the environment is used as the bootstrap secret instead of the stored one,
+ * and `HUB_RATE_LIMIT_REQUESTS` sets the hub's rate limit (hub/rate-limit.ts).
  * wrangler gets the secret in a private env file (not on its command line, where `ps` shows it), runs
  * without telemetry or update checks, and its migration tables are summed up in one line.
  */
@@ -147,7 +148,13 @@ if (migrate.status !== 0) {
 }
 console.log(migrationsLine(migrateOutput));
 // A local hub publishes envs served on this machine (`npm run envs`); a deployed hub refuses them.
-const secrets = secretEnvFile({ HUB_ADMIN_TOKEN: local.bootstrap, HUB_ALLOW_PRIVATE_UPSTREAMS: "true" });
+// HUB_RATE_LIMIT_REQUESTS from the environment reaches the hub too (`npm start`'s own hub sets 0).
+const limit = process.env.HUB_RATE_LIMIT_REQUESTS;
+const secrets = secretEnvFile({
+  HUB_ADMIN_TOKEN: local.bootstrap,
+  HUB_ALLOW_PRIVATE_UPSTREAMS: "true",
+  ...(limit === undefined ? {} : { HUB_RATE_LIMIT_REQUESTS: limit }),
+});
 process.on("exit", secrets.remove);
 const child = spawn(
   WRANGLER_BIN,

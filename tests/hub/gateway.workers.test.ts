@@ -121,6 +121,21 @@ describe("gateway", () => {
   });
 });
 
+describe("rate limit off", () => {
+  it("with HUB_RATE_LIMIT_REQUESTS=0 neither the hub's window nor the binding limits a token", async () => {
+    const a = await newTeam(hub);
+    const { token } = await newToken(hub, a.team, ["read"]);
+    // The tight test binding admits 5 requests per 10 s per token; 8 pass with the limit off.
+    const app = createHubApp();
+    const open = hubClient(async (r) =>
+      app.fetch(r, { ...env, HUB_RATE_LIMIT: env.HUB_TIGHT_LIMIT, HUB_RATE_LIMIT_REQUESTS: "0" }),
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await open.call("GET", "/v1/envs?limit=1", { token })).status);
+    expect(statuses).toEqual(Array(8).fill(200));
+  });
+});
+
 describe("API description and database", () => {
   it("serves an OpenAPI 3.1 document covering the stable routes, and a reference page", async () => {
     const doc = await hub.call("GET", "/v1/openapi.json");

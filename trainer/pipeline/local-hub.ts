@@ -27,8 +27,9 @@ export type LocalHubOptions = {
 };
 
 /**
- * The local hub exactly as `npm run dev` starts it: workerd through `wrangler dev` with a local D1,
- * migrations applied, the team `edgegym` bootstrapped and the built-in envs published. It runs in its
+ * The local hub as `npm run dev` starts it: workerd through `wrangler dev` with a local D1,
+ * migrations applied, the team `edgegym` bootstrapped and the built-in envs published, but without a
+ * rate limit (it serves this run alone). It runs in its
  * own process group so that stopping it ends wrangler and workerd too.
  */
 export async function startLocalHub(opts: LocalHubOptions): Promise<Result<LocalHub>> {
@@ -43,7 +44,9 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<Result<Local
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     // The secret reaches dev.ts through its environment, never its command line (see hub/node/wrangler.ts).
-    env: { ...process.env, HUB_ADMIN_TOKEN: bootstrap, FORCE_COLOR: "0" },
+    // No rate limit: this hub serves this run alone, whose rollouts made 1,200 requests a minute and
+    // then waited on the limit (a third of a default run's RL time).
+    env: { ...process.env, HUB_ADMIN_TOKEN: bootstrap, HUB_RATE_LIMIT_REQUESTS: "0", FORCE_COLOR: "0" },
   });
   const stop = () => stopGroup(child);
   const ready = await new Promise<Result<void>>((done) => {
