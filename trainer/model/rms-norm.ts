@@ -3,7 +3,7 @@ import { kernelsOf, mulRow, recording, type WasmBackendInternals } from "./batch
 
 /**
  * RMSNorm: x / √(mean(x²) + ε) · w over the last axis. When no gradient is being recorded (sampling,
- * scoring) on tfjs-wasm, one SIMD kernel does the six tfjs ops of a row at once (simd-module.ts's
+ * scoring) on tfjs-wasm, one SIMD kernel does the six tfjs ops of a row at once (simd-pointwise.ts's
  * `rmsnorm`): a decoding step has five norms. Training keeps the tfjs ops and their gradients.
  */
 export function rmsNorm(x: tf.Tensor, w: tf.Tensor1D, eps: number): tf.Tensor {

@@ -131,7 +131,7 @@ export function rotateHalf(x: tf.Tensor, r: RopeTables): tf.Tensor {
 
 /**
  * RoPE of every head of `y` (`[..., n·hd]`): y·cos + rotate_half(y)·sin, the `table` broadcasting
- * along y's leading rows. On tfjs-wasm one SIMD pass (simd-module.ts's `rope_fwd`, and `rope_bwd` for
+ * along y's leading rows. On tfjs-wasm one SIMD pass (simd-pointwise.ts's `rope_fwd`, and `rope_bwd` for
  * the gradient) does what took a product, two multiplies and an add, with the same values.
  */
 export function applyRope(y: tf.Tensor, table: RopePair, r: RopeTables): tf.Tensor {

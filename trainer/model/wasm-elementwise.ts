@@ -1,10 +1,10 @@
 import * as tf from "@tensorflow/tfjs-core";
 import "@tensorflow/tfjs-backend-wasm";
 import { kernelsOf, type WasmBackendInternals } from "./batch-matmul.js";
-import type { BinaryOp } from "./simd-module.js";
+import type { BinaryOp } from "./simd-pointwise.js";
 
 /**
- * tfjs-wasm's Add, Sub and Multiply of float32 tensors in simd-module.ts's f32x4 loops, for the shapes
+ * tfjs-wasm's Add, Sub and Multiply of float32 tensors in simd-pointwise.ts's f32x4 loops, for the shapes
  * a model step makes: equal shapes, b one row repeated (a bias, a norm weight, a rotary table) or b
  * one value per row (an RMS scale), and a scalar. tfjs-wasm's loops took ≈4 ns an element (0.4-0.8 ms
  * for a `[768, 128]` operand), which added up to a third of a training step. Each output is the same
