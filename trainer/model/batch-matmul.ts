@@ -18,6 +18,14 @@ export interface WasmBackendInternals {
   makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
 }
 
+/** Where each tensor's data lies in tfjs-wasm's memory (byte offsets), in the order given. */
+export function offsetsOf<const T extends readonly tf.TensorInfo[]>(
+  be: WasmBackendInternals,
+  ...tensors: T
+): { [K in keyof T]: number } {
+  return tensors.map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as { [K in keyof T]: number };
+}
+
 const bound = new WeakMap<WebAssembly.Memory, SimdKernels | null>();
 export function kernelsOf(backend: WasmBackendInternals): SimdKernels | null {
   const memory = backend.wasm?.asm?.memory;
@@ -76,11 +84,7 @@ tf.registerKernel({
     const batch = batchShape.reduce((x, y) => x * y, 1);
     const out = be.makeOutput([...batchShape, m, n], "float32");
     const simd = kernelsOf(be) as SimdKernels;
-    const [pa, pb, po] = [a, b, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
-      number,
-      number,
-      number,
-    ];
+    const [pa, pb, po] = offsetsOf(be, a, b, out);
     const aBatch = 4 * m * k;
     if (mode === "nt") {
       const dot = n % 4 === 0 ? simd.dot4 : simd.dot1;

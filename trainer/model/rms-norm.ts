@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { kernelsOf, mulRow, recording, type WasmBackendInternals } from "./batch-matmul.js";
+import { kernelsOf, mulRow, offsetsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
 
 /**
  * RMSNorm: x / √(mean(x²) + ε) · w over the last axis. When no gradient is being recorded (sampling,
@@ -25,11 +25,7 @@ tf.registerKernel({
     const { x, w } = inputs as { x: tf.TensorInfo; w: tf.TensorInfo };
     const d = x.shape.at(-1) as number;
     const out = be.makeOutput([...x.shape], "float32");
-    const [px, pw, po] = [x, w, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
-      number,
-      number,
-      number,
-    ];
+    const [px, pw, po] = offsetsOf(be, x, w, out);
     const epsBits = new Int32Array(new Float32Array([(attrs as { eps: number }).eps]).buffer)[0] as number;
     (kernelsOf(be) as NonNullable<ReturnType<typeof kernelsOf>>).rmsnorm(
       px,

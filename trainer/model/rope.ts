@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { kernelsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
+import { kernelsOf, offsetsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul } from "./matmul.js";
 import type { ModelConfig } from "./types.js";
@@ -178,12 +178,7 @@ tf.registerKernel({
     const { hd, backward } = attrs as unknown as { hd: number; backward: boolean };
     const width = x.shape.at(-1) as number;
     const out = be.makeOutput([...x.shape], "float32");
-    const [px, pc, ps, po] = [x, cos, sin, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
-      number,
-      number,
-      number,
-      number,
-    ];
+    const [px, pc, ps, po] = offsetsOf(be, x, cos, sin, out);
     const kernels = kernelsOf(be) as NonNullable<ReturnType<typeof kernelsOf>>;
     const rows = tf.util.sizeFromShape(x.shape) / width;
     const tableRows = tf.util.sizeFromShape(cos.shape) / width;

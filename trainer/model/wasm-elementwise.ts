@@ -1,6 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import "@tensorflow/tfjs-backend-wasm";
-import { kernelsOf, type WasmBackendInternals } from "./batch-matmul.js";
+import { kernelsOf, offsetsOf, type WasmBackendInternals } from "./batch-matmul.js";
 import type { BinaryOp } from "./simd-pointwise.js";
 
 /**
@@ -62,11 +62,7 @@ for (const [name, { op, commutes }] of Object.entries(OPS)) {
       const [x, y] = direct ? [a, b] : [b, a];
       // The broadcast shape: x's elements, with any leading 1s y has beyond x's rank.
       const out = be.makeOutput(tf.backend_util.assertAndGetBroadcastShape(a.shape, b.shape), "float32");
-      const [px, py, po] = [x, y, out].map((t) => be.dataIdMap.get(t.dataId).memoryOffset) as [
-        number,
-        number,
-        number,
-      ];
+      const [px, py, po] = offsetsOf(be, x, y, out);
       if (plan.shape === "same") simd[`${op}_same`](px, py, po, 4 * plan.width);
       else simd[`${op}_${plan.shape}`](px, py, po, plan.rows, 4 * plan.width);
       return out;

@@ -29,8 +29,8 @@ export type LocalHubOptions = {
 /**
  * The local hub as `npm run dev` starts it: workerd through `wrangler dev` with a local D1,
  * migrations applied, the team `edgegym` bootstrapped and the built-in envs published, but without a
- * rate limit (it serves this run alone). It runs in its
- * own process group so that stopping it ends wrangler and workerd too.
+ * rate limit (it serves this run alone). It runs in its own process group so that stopping it ends
+ * wrangler and workerd too.
  */
 export async function startLocalHub(opts: LocalHubOptions): Promise<Result<LocalHub>> {
   await localSecrets();
@@ -45,7 +45,7 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<Result<Local
     stdio: ["ignore", "pipe", "pipe"],
     // The secret reaches dev.ts through its environment, never its command line (see hub/node/wrangler.ts).
     // No rate limit: this hub serves this run alone, whose rollouts made 1,200 requests a minute and
-    // then waited on the limit (a third of a default run's RL time).
+    // then waited on the limit (about half of a default run's RL time: 75 s a segment against 35).
     env: { ...process.env, HUB_ADMIN_TOKEN: bootstrap, HUB_RATE_LIMIT_REQUESTS: "0", FORCE_COLOR: "0" },
   });
   const stop = () => stopGroup(child);
