@@ -185,7 +185,9 @@ describe("difficulty levels of the procedural envs", () => {
     expect(splitWorld("test", 1).passages.length).toBe((4 + 16 + 120 + 16 + 80) * 4);
     expect(splitWorld("train", 3).passages.length).toBe(8 + 48 + 400 + 60 + 300);
     expect(search.definition.config.topK).toBe(5);
-    expect(searchLevels.map((e) => e.definition.config.topK)).toEqual([3, 3]);
+    // Level 1 shows one passage a search (search-l1 1.2.0; 1.1.0 showed three), level 2 three.
+    expect(searchLevels.map((e) => e.definition.config.topK)).toEqual([1, 3]);
+    expect(searchLevels.map((e) => e.definition.version)).toEqual(["1.2.0", "1.1.0"]);
     // WebShop: at most one option per product below the top, the level's catalog size.
     for (const [l, env] of webshopLevels.entries()) {
       const { size, maxOptions } = WEBSHOP_LEVEL_CATALOG[l + 1] ?? { size: 0, maxOptions: 0 };

@@ -5,7 +5,7 @@ import { formatHermesCall } from "../../shared/tool-calls.js";
 import { type LocalDb, openLocalDb } from "../data/local-db.js";
 import { type Environment, generateSecrets } from "../kit/index.js";
 import type { EnvRuntime } from "../kit/types.js";
-import { createSearchEnvironment, search } from "./index.js";
+import { createSearchEnvironment, search, searchAtLevel } from "./index.js";
 import { worldTask } from "./questions.js";
 import { worldSource } from "./sources.js";
 
@@ -60,6 +60,23 @@ describe("search environment", () => {
     const s = await search.startSession({ split: "test", index: 3 }, { bindings: secrets });
     expect(s.observation.messages[1]).toEqual({ role: "user", content: worldTask("test", 3).question });
     expect(s.observation.messages[0]?.content).toMatch(/<tool_call>.*"search".*<answer>/s);
+  });
+
+  it("level 1 shows the one best passage a search and says so; level 2 shows three", async () => {
+    const rt = { bindings: secrets };
+    for (const [level, passages, says] of [
+      [1, 1, "it returns the best passage."],
+      [2, 3, "it returns the 3 best passages."],
+    ] as const) {
+      const env = searchAtLevel(level);
+      const { session, observation } = await env.startSession({ split: "train", index: 0 }, rt);
+      expect(observation.messages[0]?.content).toContain(says);
+      const { action } = await env.expert(session, rt);
+      const step = await env.step({ session, action }, rt);
+      const shown = String(step.observation.messages.at(-1)?.content ?? "");
+      // Passages are numbered "[1] title", "[2] title", … (observation.ts).
+      expect(shown.match(/^\[\d+\] /gm)?.length, shown).toBe(passages);
+    }
   });
 
   it("scores EM by default, F1 when configured; F1 is in info either way", async () => {

@@ -65,8 +65,11 @@ const SYSTEM =
 function systemPrompt(config: SearchConfig): string {
   if (config.level === undefined) return SYSTEM;
   const hops = config.level <= 1 ? "One search finds the answer." : "Most questions need two searches.";
-  return `Answer the question. Search with <tool_call>{"name":"search","arguments":{"query":"..."}}</tool_call>; it returns the ${config.topK} best passages. ${hops} End with <answer>short answer</answer>.`;
+  return `Answer the question. Search with <tool_call>{"name":"search","arguments":{"query":"..."}}</tool_call>; it returns ${bestPassages(config.topK)}. ${hops} End with <answer>short answer</answer>.`;
 }
+
+/** "the best passage" or "the k best passages". */
+const bestPassages = (k: number): string => (k === 1 ? "the best passage" : `the ${k} best passages`);
 
 export type SearchEnvironmentOptions = {
   name: string;
@@ -92,7 +95,7 @@ export function createSearchEnvironment(options: SearchEnvironmentOptions): Envi
     description: options.description,
     tools: {
       search: {
-        description: `Search the corpus (BM25); returns the ${config.topK} best passages, each with its title.`,
+        description: `Search the corpus (BM25); returns ${bestPassages(config.topK)}, each with its title.`,
         parameters: z.object({ query: z.string().describe("keywords, e.g. an entity's name") }),
         run: async ({ query }, ctx) => {
           const retriever = await corpusRetriever(source, ctx.ref.split, ctx.runtime);
@@ -167,13 +170,22 @@ export const search = createSearchEnvironment({
 });
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "one-hop questions over a small world (944 passages; train 9,440), 3 passages a search",
+  1: "one-hop questions over a small world (944 passages; train 9,440), 1 passage a search",
   2: "two-hop questions over the small world, 3 passages a search",
 };
 
 /**
+ * Passages a search returns below the top level. Level 1 shows only the best one: with three, a
+ * 2-layer byte-level policy answered a year or a name from the wrong passage (see docs/results.md).
+ */
+const LEVEL_TOP_K: Record<number, number> = { 1: 1, 2: 3 };
+
+/** Task versions below the top: search-l1 1.2.0 shows one passage a search; 1.1.0 grew the worlds. */
+const LEVEL_VERSION: Record<number, string> = { 1: "1.2.0", 2: "1.1.0" };
+
+/**
  * The built-in world at a difficulty level: `search` at the top (`SEARCH_LEVELS`), `search-l<level>`
- * below, where a search returns 3 passages rather than 5 (shorter observations).
+ * below, where a search returns fewer passages than 5 (`LEVEL_TOP_K`: shorter observations).
  */
 export function searchAtLevel(level: number): Environment {
   if (checkLevel(level, SEARCH_LEVELS) >= SEARCH_LEVELS) return search;
@@ -181,9 +193,8 @@ export function searchAtLevel(level: number): Environment {
     name: levelName("search", level, SEARCH_LEVELS),
     description: `Multi-hop QA over a generated fictional world; level ${level} of ${SEARCH_LEVELS}: ${LEVEL_TEXT[level] ?? ""}. Answer in <answer>…</answer>; exact-match reward.`,
     source: worldSourceAt(level),
-    config: { level, topK: 3 },
-    // 1.1.0: larger worlds, the train split's 10 times the others' (`SMALL_SCALE`).
-    version: "1.1.0",
+    config: { level, topK: LEVEL_TOP_K[level] ?? 3 },
+    version: LEVEL_VERSION[level] ?? "1.1.0",
   });
 }
 
