@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
+import { scriptArgs } from "../../shared/script-args.js";
 import { builtinEnvironments } from "../builtin.js";
 import { DEFAULT_LOCAL_DB, openLocalDb } from "../data/local-db.js";
 import { createEnvironmentsHost } from "../host.js";
@@ -12,21 +12,34 @@ import { listen } from "./listen.js";
 import { localSecrets } from "./local-keys.js";
 
 /** `npm run envs -- --port N`: every built-in environment on Node at `http://host:N/envs/<name>`. */
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "8788" },
-    host: { type: "string", default: "127.0.0.1" },
-    db: { type: "string", default: DEFAULT_LOCAL_DB },
-    /** Requests each environment works on at once (per process) before answering 429 `rate_limited`; 0 is no limit. */
-    "max-in-flight": { type: "string", default: "0" },
-    /**
-     * Processes sharing the port (node:cluster), `auto` one per core. Sessions are sealed tokens, so
-     * any process serves any step of any episode.
-     */
-    workers: { type: "string", default: "auto" },
-  },
+const USAGE = `Usage: npm run envs -- [options]
+
+Serves every built-in environment on Node at http://<host>:<port>/envs/<name>.
+
+Options:
+  --port <n>            port (default 8788)
+  --host <address>      address to listen on (default 127.0.0.1)
+  --db <file>           the local datasets' database (default ${DEFAULT_LOCAL_DB})
+  --max-in-flight <n>   requests each env works on at once per process before 429; 0 is no limit (default 0)
+  --workers <n|auto>    processes sharing the port, auto for one per core (default auto)
+  -h, --help            this text`;
+const args = scriptArgs("envs", USAGE, {
+  port: { type: "string", default: "8788" },
+  host: { type: "string", default: "127.0.0.1" },
+  db: { type: "string", default: DEFAULT_LOCAL_DB },
+  /** Requests each environment works on at once (per process) before answering 429 `rate_limited`; 0 is no limit. */
+  "max-in-flight": { type: "string", default: "0" },
+  /**
+   * Processes sharing the port (node:cluster), `auto` one per core. Sessions are sealed tokens, so
+   * any process serves any step of any episode.
+   */
+  workers: { type: "string", default: "auto" },
 });
-const workers = values.workers === "auto" ? availableParallelism() : Math.max(1, Number(values.workers));
+const { values } = args;
+// Checked here, before any worker forks: a worker that exited on a bad flag would be started again.
+const listenPort = args.number("port");
+const maxInFlight = args.number("max-in-flight");
+const workers = values.workers === "auto" ? availableParallelism() : Math.max(1, args.number("workers"));
 const urls = (port: number) => builtinEnvironments.map((e) => `http://${values.host}:${port}/envs/${e.name}`);
 
 if (workers > 1 && cluster.isPrimary) {
@@ -61,12 +74,11 @@ if (workers > 1 && cluster.isPrimary) {
 } else {
   const db = await openLocalDb(values.db);
   const bindings = { ...(await localSecrets()), EDGEGYM_DB: db };
-  const maxInFlight = Number(values["max-in-flight"]);
   const host = createEnvironmentsHost(builtinEnvironments, {
     ...(maxInFlight > 0 ? { maxInFlight } : {}),
     ...(cluster.isWorker ? { mcp: { store: new ClusterSessionStore() } } : {}),
   });
-  const server = await listen(host, bindings, Number(values.port), values.host);
+  const server = await listen(host, bindings, listenPort, values.host);
   if (cluster.isPrimary) {
     console.log(`edgegym: local datasets from ${values.db}`);
     for (const url of urls(server.port)) console.log(`edgegym: ${url}`);

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { DEV_VARS_PATH } from "../../environments/node/local-keys.js";
+import { scriptArgs } from "../../shared/script-args.js";
 import { hubClient } from "../client.js";
 import {
   devArgs,
@@ -30,11 +30,21 @@ const CALL_TIMEOUT_MS = 60_000;
 
 type Local = { bootstrap: string; url?: string; team?: string; token?: string; tokenId?: string };
 
-const { values } = parseArgs({
-  options: { port: { type: "string", default: "8787" }, "persist-to": { type: "string" } },
-  allowPositionals: true,
+const USAGE = `Usage: npm run dev -- [options]
+
+Applies the D1 migrations, starts the hub in wrangler dev, and on first start creates the team
+edgegym with an admin token and publishes the built-in envs.
+
+Options:
+  --port <n>           the hub's port (default 8787)
+  --persist-to <dir>   wrangler's local state folder (D1, KV); each folder has its own token
+  -h, --help           this text`;
+const args = scriptArgs("dev", USAGE, {
+  port: { type: "string", default: "8787" },
+  "persist-to": { type: "string" },
 });
-const port = Number(values.port);
+const { values } = args;
+const port = args.number("port");
 const url = `http://localhost:${port}`;
 /** One file per local database: hubs persisted elsewhere (`--persist-to`) have their own tokens. */
 const LOCAL_FILE = resolve(

@@ -10,7 +10,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { sameNumber } from "../../environments/calculator/answer.js";
 import { importGsm8k } from "../../environments/calculator/gsm8k.js";
@@ -22,18 +21,30 @@ import { DEFAULT_SANDBOX_LIMITS } from "../../environments/code/sandbox.js";
 import { codeTask } from "../../environments/code/tasks.js";
 import { generateSecrets } from "../../environments/kit/index.js";
 import type { Action } from "../../shared/protocol.js";
+import { scriptArgs } from "../../shared/script-args.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { startWorkerd } from "./workerd-host.js";
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: "string", default: "4" },
-    concurrency: { type: "string", default: "1,16,64" },
-    target: { type: "string", default: "node" },
-    episodes: { type: "string", default: "500" },
-  },
+const USAGE = `Usage: npm run bench:code -- [options]
+
+Code-environment episodes per second and step latency at each concurrency, plus the sandbox's cost
+per call and the expert's success rate, printed as JSON.
+
+Options:
+  --seconds <s>          measured seconds per concurrency level (default 4)
+  --concurrency <list>   comma-separated client counts (default 1,16,64)
+  --target <list>        hosts, comma-separated: node, workerd (default node)
+  --episodes <count>     train tasks the expert plays in-process (default 500)
+  -h, --help             this text`;
+const args = scriptArgs("bench:code", USAGE, {
+  seconds: { type: "string", default: "4" },
+  concurrency: { type: "string", default: "1,16,64" },
+  target: { type: "string", default: "node" },
+  episodes: { type: "string", default: "500" },
 });
-const durationMs = Number(values.seconds) * 1000;
+const { values } = args;
+const durationMs = args.number("seconds") * 1000;
+const expertEpisodes = args.number("episodes");
 const levels = values.concurrency.split(",").map(Number);
 
 const EPISODES = Array.from({ length: 256 }, (_, index) => {
@@ -179,7 +190,7 @@ const report: Record<string, unknown> = {
   cpus: cpus().length,
   secondsPerLevel: durationMs / 1000,
   sandboxMsPerCall: await sandboxCost(),
-  expert: await expertRate(Number(values.episodes)),
+  expert: await expertRate(expertEpisodes),
   gsm8kPrograms: await gsm8kRate(),
 };
 for (const target of values.target.split(",")) {

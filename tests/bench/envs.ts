@@ -15,36 +15,50 @@ import { spawn } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { generateSecrets } from "../../environments/kit/index.js";
+import { scriptArgs } from "../../shared/script-args.js";
 import { runInProcess } from "./in-process.js";
 import { type Generator, type LoadResult, runLoad } from "./load.js";
 import { startWorkerd } from "./workerd-host.js";
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: "string", default: "4" },
-    concurrency: { type: "string", default: "1,16,64,256" },
-    target: {
-      type: "string",
-      default:
-        "in-process,node,node-cluster,workerd,workerd-cluster,ceiling-node,ceiling-node-cluster,ceiling-workerd,ceiling-workerd-cluster",
-    },
-    "ceiling-concurrency": { type: "string", default: "64" },
-    /** The load generator's client: `raw` sockets (leanest, the default) or `undici`'s pool. */
-    generator: { type: "string", default: "raw" },
-    /** Load before the first measured level, so the figures are a warm server's, not V8 compiling. */
-    warmup: { type: "string", default: "5" },
+const USAGE = `Usage: npm run bench:envs -- [options]
+
+Calculator episodes per second and step latency at each concurrency on each host, printed as JSON.
+
+Options:
+  --seconds <s>                    measured seconds per concurrency level (default 4)
+  --concurrency <list>             comma-separated client counts (default 1,16,64,256)
+  --target <list>                  hosts, comma-separated (default all): in-process, node,
+                                   node-cluster, workerd, workerd-cluster, and each but
+                                   in-process as ceiling-<host> (a trivial app on that host)
+  --ceiling-concurrency <list>     client counts for the ceiling-* targets (default 64)
+  --generator <raw|undici>         the load generator's client (default raw)
+  --warmup <s>                     seconds of load before the first measured level (default 5)
+  -h, --help                       this text`;
+const args = scriptArgs("bench:envs", USAGE, {
+  seconds: { type: "string", default: "4" },
+  concurrency: { type: "string", default: "1,16,64,256" },
+  target: {
+    type: "string",
+    default:
+      "in-process,node,node-cluster,workerd,workerd-cluster,ceiling-node,ceiling-node-cluster,ceiling-workerd,ceiling-workerd-cluster",
   },
+  "ceiling-concurrency": { type: "string", default: "64" },
+  /** The load generator's client: `raw` sockets (leanest, the default) or `undici`'s pool. */
+  generator: { type: "string", default: "raw" },
+  /** Load before the first measured level, so the figures are a warm server's, not V8 compiling. */
+  warmup: { type: "string", default: "5" },
 });
-const durationMs = Number(values.seconds) * 1000;
-const warmupMs = Number(values.warmup) * 1000;
+const { values } = args;
+const durationMs = args.number("seconds") * 1000;
+const warmupMs = args.number("warmup") * 1000;
 const levels = values.concurrency.split(",").map(Number);
 const ceilingLevels = values["ceiling-concurrency"].split(",").map(Number);
 const targets = values.target.split(",");
-if (values.generator !== "raw" && values.generator !== "undici")
-  throw new Error("--generator: raw or undici");
-const generator: Generator = values.generator;
+const generator: Generator =
+  values.generator === "raw" || values.generator === "undici"
+    ? values.generator
+    : args.fail(`--generator wants raw or undici, not ${JSON.stringify(values.generator)}`);
 
 /** The Node host in its own process(es): `workers` > 1 is a node:cluster sharing one port. */
 async function startNode(bindings: Record<string, string>, workers: number, app: "envs" | "trivial") {

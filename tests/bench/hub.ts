@@ -9,18 +9,26 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { scriptArgs } from "../../shared/script-args.js";
 
-const { values } = parseArgs({
-  options: {
-    envs: { type: "string", default: "10000" },
-    requests: { type: "string", default: "300" },
-    episodes: { type: "string", default: "512" },
-  },
+const USAGE = `Usage: npm run bench:hub -- [options]
+
+The hub on workerd seeded with public envs: list and search latency, gateway overhead per step and
+verified-episode ingestion rate, printed as JSON.
+
+Options:
+  --envs <count>       public envs seeded (default 10000)
+  --requests <count>   list and search requests timed (default 300)
+  --episodes <count>   verified episodes ingested (default 512)
+  -h, --help           this text`;
+const args = scriptArgs("bench:hub", USAGE, {
+  envs: { type: "string", default: "10000" },
+  requests: { type: "string", default: "300" },
+  episodes: { type: "string", default: "512" },
 });
-const ENVS = Number(values.envs);
-const REQUESTS = Number(values.requests);
-const EPISODES = Number(values.episodes);
+const ENVS = args.number("envs");
+const REQUESTS = args.number("requests");
+const EPISODES = args.number("episodes");
 const WORDS = [
   "math",
   "search",

@@ -7,10 +7,10 @@
  *
  *   npm run bench:levels -- [--episodes 50] [--split train] [--env calculator-l1 ...]
  */
-import { parseArgs } from "node:util";
 import { builtinEnvironments } from "../../environments/builtin.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
+import { scriptArgs } from "../../shared/script-args.js";
 import { EnvClient } from "../../trainer/client/env-client.js";
 import { localTransport } from "../../trainer/client/transport.js";
 import { collectDemos } from "../../trainer/rollout/demos.js";
@@ -78,16 +78,26 @@ async function measure(name: string, episodes: number, split: string) {
   };
 }
 
+const USAGE = `Usage: npm run bench:levels -- [options]
+
+Tokens per expert episode at each difficulty level of the procedural envs, one JSON line per env.
+
+Options:
+  --episodes <count>   expert episodes per env (default 50)
+  --split <split>      the split the tasks come from (default train)
+  --env <name>         an env to measure, e.g. calculator-l1; repeat for several (default all levels)
+  -h, --help           this text`;
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      episodes: { type: "string", default: "50" },
-      split: { type: "string", default: "train" },
-      env: { type: "string", multiple: true },
-    },
+  const args = scriptArgs("bench:levels", USAGE, {
+    episodes: { type: "string", default: "50" },
+    split: { type: "string", default: "train" },
+    env: { type: "string", multiple: true },
   });
+  const { values } = args;
+  const episodes = args.number("episodes");
   const names = values.env ?? Object.values(LEVEL_ENVS).flat();
   for (const name of names) {
-    console.log(JSON.stringify(await measure(name, Number(values.episodes), values.split)));
+    console.log(JSON.stringify(await measure(name, episodes, values.split)));
   }
 }

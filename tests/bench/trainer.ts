@@ -12,12 +12,12 @@
  */
 
 import { loadavg } from "node:os";
-import { parseArgs } from "node:util";
 import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../shared/random.js";
+import { scriptArgs } from "../../shared/script-args.js";
 import { initBackend, isBackendName } from "../../trainer/backend/backend.js";
 import { createModel } from "../../trainer/model/create-model.js";
-import type { ModelConfig } from "../../trainer/model/types.js";
+import { BACKENDS, type ModelConfig } from "../../trainer/model/types.js";
 import { createAdam } from "../../trainer/optim/optimizer-step.js";
 import { sftStep } from "../../trainer/sft/sft-step.js";
 import { findTorchPython, INSTALL_HINT, type PeerResult, runTorchPeer } from "./torch-peer.js";
@@ -35,24 +35,45 @@ const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch:
   },
 };
 
-const { values } = parseArgs({
-  options: {
-    preset: { type: "string", default: "reference" },
-    backend: { type: "string" },
-    steps: { type: "string", default: "10" },
-    "min-seconds": { type: "string", default: "2" },
-    "sample-batch": { type: "string", default: "64" },
-    "prompt-len": { type: "string", default: "32" },
-    "new-tokens": { type: "string", default: "64" },
-    "no-peer": { type: "boolean", default: false },
-  },
-});
+const USAGE = `Usage: npm run bench:trainer -- [options]
 
-const preset = PRESETS[values.preset];
-if (!preset) throw new Error(`unknown preset ${values.preset}: use ${Object.keys(PRESETS).join(", ")}`);
-if (values.backend !== undefined && !isBackendName(values.backend))
-  throw new Error(`unknown backend ${values.backend}`);
-const backend = await initBackend(values.backend);
+Training and sampling tokens/s of a small model, with the PyTorch peer's figures when torch is found,
+printed as JSON.
+
+Options:
+  --preset <name>         model and batch shapes: ${Object.keys(PRESETS).join(", ")} (default reference)
+  --backend <name>        tfjs backend: ${BACKENDS.join(", ")} (default the first that loads)
+  --steps <n>             training steps at least (default 10)
+  --min-seconds <s>       wall seconds each loop runs at least (default 2)
+  --sample-batch <n>      sampling batch (default 64)
+  --prompt-len <n>        prompt tokens per sampled row (default 32)
+  --new-tokens <n>        tokens sampled per row (default 64)
+  --no-peer               skip the PyTorch peer
+  -h, --help              this text`;
+const args = scriptArgs("bench:trainer", USAGE, {
+  preset: { type: "string", default: "reference" },
+  backend: { type: "string" },
+  steps: { type: "string", default: "10" },
+  "min-seconds": { type: "string", default: "2" },
+  "sample-batch": { type: "string", default: "64" },
+  "prompt-len": { type: "string", default: "32" },
+  "new-tokens": { type: "string", default: "64" },
+  "no-peer": { type: "boolean", default: false },
+});
+const { values } = args;
+const preset =
+  PRESETS[values.preset] ??
+  args.fail(`unknown preset ${values.preset}: use ${Object.keys(PRESETS).join(", ")}`);
+const backendName =
+  values.backend === undefined || isBackendName(values.backend)
+    ? values.backend
+    : args.fail(`unknown backend ${values.backend}`);
+const steps = args.number("steps");
+const minSeconds = args.number("min-seconds");
+const sampleBatch = args.number("sample-batch");
+const promptLen = args.number("prompt-len");
+const newTokens = args.number("new-tokens");
+const backend = await initBackend(backendName);
 if (!backend.ok) throw new Error(backend.error);
 const made = createModel(preset.model, { seed: 1 });
 if (!made.ok) throw new Error(made.error);
@@ -68,7 +89,6 @@ const batch = {
 };
 const adam = createAdam({ learningRate: 1e-4 });
 for (let i = 0; i < 2; i++) sftStep(model, adam, batch);
-const minSeconds = Number(values["min-seconds"]);
 /** CPU seconds this process used: on a shared machine, wall time also counts other processes' turns. */
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
@@ -88,12 +108,10 @@ async function timed(fn: () => unknown, least: number) {
   }
   return { calls, seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) };
 }
-const train = await timed(() => sftStep(model, adam, batch), Number(values.steps));
+const train = await timed(() => sftStep(model, adam, batch), steps);
 
-const prompts = Array.from({ length: Number(values["sample-batch"]) }, () =>
-  row(Number(values["prompt-len"])),
-);
-const opts = { maxNewTokens: Number(values["new-tokens"]), temperature: 1, topP: 1, stopIds: [], seed: 1 };
+const prompts = Array.from({ length: sampleBatch }, () => row(promptLen));
+const opts = { maxNewTokens: newTokens, temperature: 1, topP: 1, stopIds: [], seed: 1 };
 await model.sample(prompts.slice(0, 4), { ...opts, maxNewTokens: 4 });
 let sampled = 0;
 const sample = await timed(async () => {
@@ -120,7 +138,7 @@ if (python !== null)
     batch: preset.batch,
     seq: preset.seq,
     sampleBatch: prompts.length,
-    promptLen: Number(values["prompt-len"]),
+    promptLen,
     newTokens: opts.maxNewTokens,
     minSeconds,
   });
@@ -138,7 +156,7 @@ console.log(
     train: { batch: preset.batch, seq: preset.seq, steps: train.calls },
     sample: {
       batch: prompts.length,
-      prompt: Number(values["prompt-len"]),
+      prompt: promptLen,
       new_tokens: opts.maxNewTokens,
       calls: sample.calls,
     },

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { parseEnvRef } from "../../shared/env-ref.js";
+import { scriptArgs } from "../../shared/script-args.js";
 import { connectEnv } from "../client/connect-env.js";
 import { type CurveSeries, curveSpec, type SftLevel } from "../report/curve-plot.js";
 import { renderReport } from "../report/report.js";
@@ -30,16 +30,25 @@ import { type ModelSize, modelSize, readRuns } from "./run-folders.js";
  * pooled; each env with curve.json files gets a plot in `<out's folder>/results/`. Nothing is filled
  * in that a run did not record: a missing run is "not run".
  */
-const { values } = parseArgs({
-  options: {
-    runs: { type: "string", multiple: true, default: ["runs"] },
-    n: { type: "string", default: "50" },
-    out: { type: "string", default: "docs/results.md" },
-    /** A markdown file whose text replaces the built-in notes (which describe the runs before issue 15). */
-    notes: { type: "string" },
-  },
+const USAGE = `Usage: npm run results -- [options]
+
+Writes docs/results.md from the run folders npm start left, plus the expert measured now on each env.
+
+Options:
+  --runs <dir>     a folder of run folders; repeat for several (default runs)
+  --n <count>      train tasks the expert plays per env (default 50)
+  --out <file>     the markdown written; plots go to results/ beside it (default docs/results.md)
+  --notes <file>   a markdown file whose text replaces the built-in notes
+  -h, --help       this text`;
+const args = scriptArgs("results", USAGE, {
+  runs: { type: "string", multiple: true, default: ["runs"] },
+  n: { type: "string", default: "50" },
+  out: { type: "string", default: "docs/results.md" },
+  /** A markdown file whose text replaces the built-in notes (which describe the runs before issue 15). */
+  notes: { type: "string" },
 });
-const n = Number(values.n);
+const { values } = args;
+const n = args.number("n");
 
 /** The expert on tasks 0..n−1 of the train split (it refuses the test split), in-process. */
 async function expert(env: string): Promise<ExpertCell | string> {
