@@ -20,7 +20,7 @@ import {
   resultsTable,
   timingsTable,
 } from "./results-table.js";
-import { type ModelSize, modelSize, readRuns } from "./run-folders.js";
+import { loggedModelSize, type ModelSize, modelSize, readRuns } from "./run-folders.js";
 
 /**
  * `npm run results [-- --runs runs --n 50 --out docs/results.md --notes <file.md>]`: docs/results.md
@@ -94,7 +94,8 @@ const here = (path: string) => (path.startsWith(resolve(".")) ? relative(resolve
 const groups = poolSeeds(runs).map((g) => ({ ...g, sftCheckpoint: here(g.sftCheckpoint) }));
 const models = new Map<string, ModelSize>();
 for (const g of groups) {
-  const size = await modelSize(g.sftCheckpoint);
+  const logged = g.runs[0] === undefined ? undefined : await loggedModelSize(g.runs[0].dir);
+  const size = (await modelSize(g.sftCheckpoint)) ?? logged;
   if (size) models.set(g.sftCheckpoint, size);
 }
 const notes = new Map<string, EnvNote>();
@@ -139,7 +140,8 @@ finished seed's test episodes (n is the sum over seeds; each seed plays the same
 standard error sqrt(p(1−p)/n). **RL − SFT** is the difference ± the standard error of the difference,
 sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), and the verdict says whether it is at least 2 of them. Every seed is
 listed on its own line with its run folder, unfinished ones with the stage they stopped in. The model
-size is read from the SFT checkpoint's config.json. Learning curves (when the recipe had \`curve\`) are
+size is read from the SFT checkpoint's config.json, or from the model config the run's job.log printed
+when that folder is gone (a run's record in docs/results/runs/ keeps its log, not its checkpoints). Learning curves (when the recipe had \`curve\`) are
 greedy in-process plays of each saved checkpoint, not hub evaluations.
 
 ${groups.length > 0 ? pooledTables(groups, models, notes) : "No run folder has an SFT stage yet."}

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { modelSize, readRuns } from "./run-folders.js";
+import { loggedModelSize, modelSize, readRuns } from "./run-folders.js";
 
 describe("reading run folders for npm run results", () => {
   it("reads every folder with a state.json and names the ones it cannot read", async () => {
@@ -37,5 +37,36 @@ describe("reading run folders for npm run results", () => {
     const size = await modelSize(resolve(import.meta.dirname, "../../recipes/checkpoints/calculator-sft"));
     expect(size).toEqual({ dModel: 64, nLayers: 2, params: 118_273 });
     expect(await modelSize(join(tmpdir(), "edgegym-no-such-checkpoint"))).toBeUndefined();
+  });
+
+  it("reads the size from the run's job.log when its checkpoint folder is gone", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-run-log-"));
+    // The calculator base's shape (118,273 parameters, arithmetic above), as a stage prints it.
+    const modelConfig = {
+      arch: "qwen2",
+      vocabSize: 268,
+      dModel: 64,
+      nLayers: 2,
+      nHeads: 4,
+      nKvHeads: 4,
+      dFf: 176,
+      contextLength: 1024,
+      ropeTheta: 10000,
+      rmsNormEps: 1e-6,
+      tieEmbeddings: true,
+      valueHead: true,
+    };
+    const log = ["stage sft: 256 demos", `config: ${JSON.stringify({ seed: 3, modelConfig })}`, "config: {}"];
+    await writeFile(join(dir, "job.log"), `${log.join("\n")}\n`);
+    expect(await loggedModelSize(dir)).toEqual({ dModel: 64, nLayers: 2, params: 118_273 });
+    // A d 128 model of 3 layers in the same log's place is read as such, not as the base.
+    await writeFile(
+      join(dir, "job.log"),
+      `config: ${JSON.stringify({ modelConfig: { ...modelConfig, dModel: 128, nLayers: 3 } })}\n`,
+    );
+    expect((await loggedModelSize(dir))?.nLayers).toBe(3);
+    await writeFile(join(dir, "job.log"), "config: { not json\n");
+    expect(await loggedModelSize(dir)).toBeUndefined();
+    expect(await loggedModelSize(join(dir, "absent"))).toBeUndefined();
   });
 });

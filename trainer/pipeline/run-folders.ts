@@ -1,14 +1,16 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fromHfConfig } from "../checkpoint/hf-config.js";
+import type { Result } from "../../shared/result.js";
+import { fromHfConfig, toHfConfig } from "../checkpoint/hf-config.js";
 import { parameterCount } from "../model/memory.js";
+import type { ModelConfig } from "../model/types.js";
 import { JobState } from "./plan.js";
 import { parseRecipe, type Recipe } from "./recipe.js";
 
 /** A finished (or partly finished) `npm start` run folder. */
 export type FinishedRun = { dir: string; state: JobState; recipe: Recipe };
 
-/** A model's size as the pooled table states it (read from the SFT checkpoint's config.json). */
+/** A model's size as the pooled table states it (the SFT checkpoint's config.json, or the run's log). */
 export type ModelSize = { dModel: number; nLayers: number; params: number };
 
 /**
@@ -59,14 +61,32 @@ export async function modelSize(checkpoint: string): Promise<ModelSize | undefin
   const text = await readFile(join(checkpoint, "config.json"), "utf8").catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const config = fromHfConfig(JSON.parse(text));
-    if (!config.ok) return undefined;
-    return {
-      dModel: config.value.dModel,
-      nLayers: config.value.nLayers,
-      params: parameterCount(config.value),
-    };
+    return sizeOf(fromHfConfig(JSON.parse(text)));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The model size from the first `config: {…}` line of a run's job.log that names a `modelConfig`
+ * (every stage prints its resolved config): a run's record copied elsewhere, such as
+ * docs/results/runs/, keeps its log but not its checkpoints. Undefined when no line names one.
+ */
+export async function loggedModelSize(runDir: string): Promise<ModelSize | undefined> {
+  const log = await readFile(join(runDir, "job.log"), "utf8").catch(() => "");
+  const line = log.split("\n").find((l) => l.startsWith("config: {") && l.includes('"modelConfig"'));
+  if (line === undefined) return undefined;
+  try {
+    const { modelConfig } = JSON.parse(line.slice("config: ".length)) as { modelConfig?: ModelConfig };
+    // Through the HF layout and back, so a logged config is checked as a checkpoint's would be.
+    return modelConfig === undefined ? undefined : sizeOf(fromHfConfig(toHfConfig(modelConfig)));
+  } catch {
+    return undefined;
+  }
+}
+
+function sizeOf(config: Result<ModelConfig>): ModelSize | undefined {
+  if (!config.ok) return undefined;
+  const { dModel, nLayers } = config.value;
+  return { dModel, nLayers, params: parameterCount(config.value) };
 }
