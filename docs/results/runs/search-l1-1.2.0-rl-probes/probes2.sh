@@ -1,0 +1,16 @@
+set -u
+cd /work/main
+while pgrep -f probes.sh > /dev/null; do sleep 5; done
+K1D=/work/runs32/k1d-weights
+echo "== k1-d base validation500 $(npx tsx trainer/cli/main.ts eval --env local:search-l1 --policy $K1D --split validation --n 500 --max-steps 3 --max-new-tokens 80 --temperature 0 --backend wasm --out /work/runs32/k1d-val500 2>&1 | grep 'success rate')"
+for lr in 0.0003; do
+  name=k1d-lr$lr
+  echo "== $name start $(date -u +%T)"
+  t0=$(date +%s)
+  npx tsx trainer/cli/main.ts train --env local:search-l1 --init $K1D --config /work/runs32/rl-base.json --iterations 60 --seed 1 --backend wasm --out /work/runs32/$name --set reference=$K1D --set lr=$lr > /work/runs32/$name.log 2>&1
+  echo "== $name trained rc $? in $(( $(date +%s) - t0 )) s"
+  for it in 20 40 60; do
+    ck=/work/runs32/$name/checkpoints/iter-$it; [ ! -d $ck ] && ck=/work/runs32/$name/checkpoints/final
+    echo "$name iter $it validation500 $(npx tsx trainer/cli/main.ts eval --env local:search-l1 --policy $ck --split validation --n 500 --max-steps 3 --max-new-tokens 80 --temperature 0 --backend wasm --out /work/runs32/$name-val-$it 2>&1 | grep 'success rate')"
+  done
+done
