@@ -1,12 +1,13 @@
+import { availableParallelism } from "node:os";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { generateSecrets } from "./environments/kit/secrets.js";
 
 export default defineConfig({
   test: {
-    // Both cores: vitest's default is one fewer than the machine has, which on CI's two cores ran the
-    // whole suite in one process, file after file (976 s at fb0ac48).
-    maxWorkers: 2,
+    // At least two: vitest's default is one fewer than the machine has, which on CI's two cores ran
+    // the whole suite in one process, file after file (976 s at fb0ac48).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {

@@ -94,8 +94,10 @@ const here = (path: string) => (path.startsWith(resolve(".")) ? relative(resolve
 const groups = poolSeeds(runs).map((g) => ({ ...g, sftCheckpoint: here(g.sftCheckpoint) }));
 const models = new Map<string, ModelSize>();
 for (const g of groups) {
-  const logged = g.runs[0] === undefined ? undefined : await loggedModelSize(g.runs[0].dir);
-  const size = (await modelSize(g.sftCheckpoint)) ?? logged;
+  const first = g.runs[0];
+  const size =
+    (await modelSize(g.sftCheckpoint)) ??
+    (first === undefined ? undefined : await loggedModelSize(first.dir));
   if (size) models.set(g.sftCheckpoint, size);
 }
 const notes = new Map<string, EnvNote>();
