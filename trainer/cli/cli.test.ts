@@ -85,6 +85,30 @@ describe("the CLI's answers to a user's mistakes (spawned processes)", () => {
           ...["--env", "local:calculator-l1", "--episodes", "8", "--merges", "16", "--out", join(dir, "tok")],
         ),
       ],
+      [
+        "expand same depth",
+        edgegym(
+          "expand",
+          "--init",
+          "recipes/checkpoints/calculator-sft",
+          "--layers",
+          "2",
+          "--out",
+          join(dir, "x"),
+        ),
+      ],
+      [
+        "expand",
+        edgegym(
+          "expand",
+          "--init",
+          "recipes/checkpoints/calculator-sft",
+          "--layers",
+          "3",
+          "--out",
+          join(dir, "deeper"),
+        ),
+      ],
       ["start help", start("--help")],
       ["start flag", start("--frob")],
       ["start recipe", start("--recipe", "nope")],
@@ -110,6 +134,20 @@ describe("the CLI's answers to a user's mistakes (spawned processes)", () => {
     );
     const config = JSON.parse(await readFile(join(dir, "tok", "tokenizer_config.json"), "utf8"));
     expect(config.edgegym_tokenizer).toBe("edgegym-bpe");
+  });
+
+  it("expand: a depth that is not deeper is one line and exit 2; a good run writes a deeper checkpoint", async () => {
+    oneLine(
+      get("expand same depth"),
+      /^edgegym: recipes\/checkpoints\/calculator-sft: layers must be an integer above 2 and at most 8, got 2$/,
+    );
+    const ok = get("expand");
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain(
+      "3 layers from the 2 of recipes/checkpoints/calculator-sft (old layers 0, 1, 1′;",
+    );
+    const config = JSON.parse(await readFile(join(dir, "deeper", "config.json"), "utf8"));
+    expect(config.num_hidden_layers).toBe(3);
   });
 
   it("eval: a URL without http:// is refused up front; a server that is down is named and exits 1", () => {

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerDemos } from "./demos.js";
 import { registerEval } from "./eval.js";
+import { registerExpand } from "./expand.js";
 import { registerHub } from "./hub-commands.js";
 import { UserError } from "./run-io.js";
 import { registerServe } from "./serve.js";
@@ -36,6 +37,7 @@ registerEval(program);
 registerDemos(program);
 registerServe(program);
 registerTokenizer(program);
+registerExpand(program);
 registerHub(program);
 
 try {
