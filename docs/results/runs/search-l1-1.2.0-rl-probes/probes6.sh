@@ -19,5 +19,7 @@ for p in "$@"; do
     t0.7) probe t0.7 --set temperature=0.7 ;;
     t0.5) probe t0.5 --set temperature=0.5 ;;
     nokl-t0.7) probe nokl-t0.7 --set temperature=0.7 --set klCoef=0 ;;
+    mb16) probe mb16 --set miniBatchRows=16 ;;
+    mb8) probe mb8 --set miniBatchRows=8 ;;
   esac
 done
