@@ -9,11 +9,11 @@ export type DepthSlot = { source: number; identity: boolean };
 
 /**
  * Where the new layers go when `from` layers become `to` (block expansion, as in LLaMA Pro, Wu et al.
- * 2024): copy k (of `to − from`) follows old layer ⌈(k + 1)·from / (to − from)⌉ − 1, the last of the
- * k-th of `to − from` groups of about equal size (or each layer in turn when there are more copies
- * than layers), and is a copy of that layer whose attention output and MLP down projections are zero. Such a copy
- * adds nothing to the residual stream, so the deeper model computes what the old one did, and
- * training then has new layers that start from working weights rather than noise.
+ * 2024). Copy k of the `to − from` new layers follows old layer ⌈(k + 1)·from / (to − from)⌉ − 1, the
+ * last of its group when the old layers are split into `to − from` groups of about equal size. It copies
+ * that layer with its attention output and MLP down projections at zero, so it adds nothing to the
+ * residual stream: the deeper model computes what the old one did, and its new layers start from
+ * working weights rather than noise.
  */
 export function depthPlan(from: number, to: number): Result<DepthSlot[]> {
   if (!Number.isInteger(from) || from < 1) return err(`the checkpoint has ${from} layers`);
