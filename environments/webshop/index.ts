@@ -51,7 +51,7 @@ function commandIn(content: string): string | undefined {
 function createWebshopEnv(name: string, description: string, source: WebshopSource, config: WebshopConfig) {
   return defineEnvironment<Goal, PageState, WebshopConfig>({
     name,
-    version: "1.1.0",
+    version: "1.2.0",
     description,
     tools: {
       env_step: {
@@ -74,6 +74,8 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
             state: r.value.state,
             done: reward !== undefined,
             rewards: reward?.components ?? {},
+            // WebShop's success rate counts a purchase scored exactly 1 (Yao et al. 2022, "SR").
+            ...(reward === undefined ? {} : { success: reward.total === 1 }),
             info: {
               has_search_bar: page.has_search_bar,
               clickables: page.clickables,

@@ -13,7 +13,7 @@ export async function importWebshopSample(db: LocalDb, documents: string, annota
   }
 }
 
-/** One expert episode; its final reward. */
+/** One expert episode; its last step (the purchase, or the step the limit cut). */
 export async function playWebshop(
   env: Environment,
   runtime: { bindings: Record<string, unknown> },
@@ -24,7 +24,7 @@ export async function playWebshop(
   for (;;) {
     const { action } = await env.expert(session, runtime);
     const r = await env.step({ session, action }, runtime);
-    if (r.done) return r.reward;
+    if (r.done) return r;
     session = r.session;
   }
 }
@@ -45,7 +45,7 @@ export async function webshopExpert(documents: string, annotations: string, ever
     let bought = 0;
     for (let i = 0; i < (splits.train ?? 0); i += every) {
       tried++;
-      if ((await playWebshop(env, runtime, "train", i)) === 1) bought++;
+      if ((await playWebshop(env, runtime, "train", i)).reward === 1) bought++;
     }
     return { splits, tried, bought };
   } finally {

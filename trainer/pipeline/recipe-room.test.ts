@@ -44,10 +44,13 @@ describe("recipes leave the expert room", () => {
         await connected.value.client.close();
         played.set(key, demos);
       }
+      // Every episode ends by itself; not every one is a success (webshop's expert shops from the pages
+      // alone and sometimes buys a product scored below 1), but most are.
       expect(
-        demos.filter((d) => !d.success).map((d) => d.task),
-        `${name}: unsolved in sft.maxSteps`,
+        demos.filter((d) => d.truncated || d.failure !== undefined).map((d) => d.task),
+        `${name}: cut in sft.maxSteps`,
       ).toEqual([]);
+      expect(demos.filter((d) => d.success).length, `${name}: solved`).toBeGreaterThanOrEqual(8);
       const longestEpisode = Math.max(...demos.map((d) => d.steps.length));
       expect(longestEpisode, `${name}: rl.maxSteps`).toBeLessThanOrEqual(recipe.rl.maxSteps);
       expect(longestEpisode, `${name}: eval.maxSteps`).toBeLessThanOrEqual(recipe.eval.maxSteps);
