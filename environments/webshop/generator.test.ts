@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { KINDS } from "./catalog-data.js";
-import { BUILTIN_SPLITS, builtinCatalog, builtinGoal } from "./generator.js";
+import { BUILTIN_SPLITS, builtinCatalog, builtinGoal, builtinSplits, WEBSHOP_LEVELS } from "./generator.js";
 import type { Goal } from "./goal.js";
 import { optionMatches } from "./reward.js";
 
@@ -22,6 +22,20 @@ describe("the built-in WebShop catalog and goals", () => {
     expect(of("test").every((i) => i % 10 === 0)).toBe(true);
     expect(of("train").every((i) => i % 10 !== 0)).toBe(true);
     expect(Object.keys(BUILTIN_SPLITS)).toEqual(["train", "test"]);
+  });
+
+  it("below the top level, keeps train, validation and test on disjoint tenths of the products", () => {
+    const catalog = builtinCatalog(300, 0, 1);
+    const index = new Map(catalog.map((p, i) => [p.asin, i]));
+    const of = (split: string) =>
+      Array.from({ length: 300 }, (_, i) => index.get(builtinGoal(catalog, split, i, 1).asin) ?? -1);
+    expect(of("test").every((i) => i % 10 === 0)).toBe(true);
+    expect(of("validation").every((i) => i % 10 === 5)).toBe(true);
+    expect(of("train").every((i) => i % 10 !== 0 && i % 10 !== 5)).toBe(true);
+    // 300 products: 30 test (0, 10, ..., 290), 30 validation (5, 15, ..., 295), 240 train.
+    expect(new Set(of("validation")).size).toBeLessThanOrEqual(30);
+    expect(builtinSplits(1)).toEqual({ train: 10_000, test: 1_000, validation: 1_000 });
+    expect(builtinSplits(WEBSHOP_LEVELS)).toEqual({ train: 10_000, test: 1_000 });
   });
 
   it("has no option value that WebShop's colour normalisation would fail to match with itself", () => {

@@ -9,6 +9,17 @@ export const GENERATOR_VERSION = "webshop-builtin/1";
 /** Goals per split of the built-in task source; test goals come from a disjoint tenth of the products. */
 export const BUILTIN_SPLITS = { train: 10_000, test: 1_000 } as const;
 
+/**
+ * Below the top level there is also `validation`, for choosing settings and checkpoints without playing
+ * test: goals on another disjoint tenth of the products (train keeps the other eight tenths).
+ */
+export const LEVEL_SPLITS = { ...BUILTIN_SPLITS, validation: 1_000 } as const;
+
+/** The built-in splits and their goal counts at `level`. */
+export function builtinSplits(level: number): Readonly<Record<string, number>> {
+  return level >= WEBSHOP_LEVELS ? BUILTIN_SPLITS : LEVEL_SPLITS;
+}
+
 /** `count` distinct values of `items`, in their original order. */
 function sample<T>(r: Rng, items: readonly T[], count: number): T[] {
   const picked = new Set<number>();
@@ -118,9 +129,15 @@ export function builtinAnnotation(p: Product): Annotation {
   };
 }
 
-/** Products of a split: every tenth product is held out for `test`. */
-function inSplit(index: number, split: string): boolean {
-  return (index % 10 === 0) === (split === "test");
+/**
+ * Products of a split: every tenth product (index ≡ 0 mod 10) is held out for `test`; below the top level
+ * the tenth at index ≡ 5 is `validation`'s, so train, validation and test share no product.
+ */
+function inSplit(index: number, split: string, level: number): boolean {
+  const tenth = index % 10;
+  if (split === "test") return tenth === 0;
+  if (level >= WEBSHOP_LEVELS) return tenth !== 0;
+  return split === "validation" ? tenth === 5 : tenth !== 0 && tenth !== 5;
 }
 
 /**
@@ -141,7 +158,7 @@ export function builtinGoal(
   // 1,000) is on a train product; it is kept so its tasks stay as published. Lower levels draw until
   // the product is in the split, so their splits are disjoint.
   const tries = level >= WEBSHOP_LEVELS ? 64 : Number.POSITIVE_INFINITY;
-  for (let i = 0; !inSplit(at, split) && i < tries; i++) at = r.int(0, catalog.length - 1);
+  for (let i = 0; !inSplit(at, split, level) && i < tries; i++) at = r.int(0, catalog.length - 1);
   const p = catalog[at] as Product;
   const goals = syntheticGoals(p, builtinAnnotation(p), r);
   const combos = optionCombinations(p.options).length;
