@@ -202,31 +202,47 @@ describe("difficulty levels of the procedural envs", () => {
 const withTestExpert = (env: Environment) =>
   defineEnvironment({ ...env.definition, tasks: { ...env.definition.tasks, heldOut: [] } });
 
+/**
+ * The share of expert episodes a level must solve. Webshop's expert shops from the pages alone (1.2.0)
+ * and sometimes buys a product scored below 1; the others are oracles.
+ */
+const MIN_SOLVED: Record<string, number> = { calculator: 1, code: 1, search: 1, webshop: 0.7 };
+
 describe("the expert solves every level", () => {
   for (const [base, envs] of Object.entries(FAMILIES)) {
-    it(`${base}: reward 1 on the first 50 train and 50 test tasks of each level`, async () => {
+    it(`${base}: the first 50 train and 50 test tasks of each level end by themselves, and enough score 1`, async () => {
       const rt = { bindings: await generateSecrets() };
       const failures: string[] = [];
       for (const env of envs.map(withTestExpert)) {
         for (const split of ["train", "test"]) {
+          let solved = 0;
           for (let i = 0; i < 50; i++) {
             const ep = await playExpert(env, rt, split, i);
-            if (ep.reward !== 1 || ep.toolErrors > 0) failures.push(`${env.name} ${split}/${i}`);
+            if (ep.truncated || ep.toolErrors > 0) failures.push(`${env.name} ${split}/${i}`);
+            if (ep.reward === 1) solved++;
           }
+          // 1 of 50 is 0.02: every one for the oracles, at least 35 for webshop.
+          if (solved < Math.ceil((MIN_SOLVED[base] ?? 1) * 50))
+            failures.push(`${env.name} ${split}: ${solved} of 50`);
         }
       }
       expect(failures).toEqual([]);
     }, 120_000);
   }
 
-  it("search and webshop, levels below the top, with their corpus and catalog in SQLite (FTS5): reward 1 on 20 train tasks", async () => {
+  it("search and webshop, levels below the top, with their corpus and catalog in SQLite (FTS5): reward 1 on 20 train tasks (14 for webshop)", async () => {
     const db = await openLocalDb(":memory:");
     try {
       const rt = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: db } };
       const failures: string[] = [];
-      for (const env of [...searchLevels, ...webshopLevels]) {
-        for (let i = 0; i < 20; i++) {
-          if ((await playExpert(env, rt, "train", i)).reward !== 1) failures.push(`${env.name} train/${i}`);
+      for (const [base, envs] of [
+        ["search", searchLevels],
+        ["webshop", webshopLevels],
+      ] as const) {
+        for (const env of envs) {
+          let solved = 0;
+          for (let i = 0; i < 20; i++) if ((await playExpert(env, rt, "train", i)).reward === 1) solved++;
+          if (solved < Math.ceil((MIN_SOLVED[base] ?? 1) * 20)) failures.push(`${env.name}: ${solved} of 20`);
         }
       }
       expect(failures).toEqual([]);
