@@ -6,6 +6,7 @@ import { hashString, rng } from "../../shared/random.js";
 import { countTasks, getTask, saveDataset } from "../data/datasets.js";
 import { type EnvDb, envDb } from "../data/db.js";
 import { envSql, type SqlDb } from "../data/sql.js";
+import { ownValue } from "../kit/tools.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
 import {
@@ -94,6 +95,7 @@ export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): Web
   const catalog = () => builtinCatalog(size, 0, maxOptions);
   const name = `builtin-${size}${suffix.replace("/", "-")}`;
   const results = level >= WEBSHOP_LEVELS ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results;
+  const splits = builtinSplits(level);
   const store = memo(async (runtime) => {
     // No database (an in-process host): the same catalog searched in memory.
     if (envDb(runtime) === undefined) return fewerResults(memoryStore(catalog()), results);
@@ -106,8 +108,8 @@ export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): Web
     tasks: {
       // Below the top, 1.2.0 took validation's tenth of the products out of train: new goals, a new id.
       id: `${GENERATOR_VERSION}/${size}${suffix}${suffix === "" ? "" : "/with-validation"}`,
-      splits: Object.keys(builtinSplits(level)),
-      count: (split) => (Object.hasOwn(builtinSplits(level), split) ? (builtinSplits(level)[split] ?? 0) : 0),
+      splits: Object.keys(splits),
+      count: (split) => ownValue(splits, split) ?? 0,
       get: (split, index) => builtinGoal(catalog(), split, index, level),
     },
     store,
