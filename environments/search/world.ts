@@ -1,4 +1,5 @@
 import { type Rng, rng } from "../../shared/random.js";
+import { syllableWord } from "../kit/syllable-word.js";
 import type { Passage } from "./task.js";
 
 /**
@@ -33,9 +34,6 @@ export type WorldSize = { countries: number; cities: number; people: number; org
 
 export const DEFAULT_WORLD_SIZE: WorldSize = { countries: 8, cities: 48, people: 400, orgs: 60, works: 300 };
 
-const ONSETS = ["b", "br", "d", "dr", "f", "g", "k", "kr", "l", "m", "n", "p", "r", "s", "t", "th", "v", "z"];
-const VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "y"];
-const CODAS = ["", "", "l", "n", "r", "s", "th", "v", "m", "sk"];
 const OCCUPATIONS = [
   "painter",
   "novelist",
@@ -66,13 +64,6 @@ const NOUNS = (
 ).split(" ");
 const RIVERS = ["Vel", "Ossa", "Marn", "Tiber", "Kel", "Ardu", "Sorn", "Lys"];
 
-function word(r: Rng, syllables: number): string {
-  let w = "";
-  for (let i = 0; i < syllables; i++)
-    w += r.pick(ONSETS) + r.pick(VOWELS) + (i === syllables - 1 ? r.pick(CODAS) : "");
-  return w.charAt(0).toUpperCase() + w.slice(1);
-}
-
 /** Calls `make` until it returns a name not used yet anywhere in the world. */
 function unique(used: Set<string>, make: () => string): string {
   for (;;) {
@@ -96,17 +87,17 @@ export function generateWorld(
   const r = rng(seed);
   const used = new Set<string>(reserved);
   const countries: Country[] = Array.from({ length: size.countries }, (_, i) => ({
-    name: unique(used, () => word(r, r.int(2, 3))),
+    name: unique(used, () => syllableWord(r, r.int(2, 3))),
     capital: i,
   }));
   const cities: City[] = Array.from({ length: size.cities }, (_, i) => ({
-    name: unique(used, () => word(r, r.int(2, 3))),
+    name: unique(used, () => syllableWord(r, r.int(2, 3))),
     country: i < size.countries ? i : r.int(0, size.countries - 1),
     founded: r.int(800, 1700),
     river: r.pick(RIVERS),
   }));
   const people: Person[] = Array.from({ length: size.people }, () => ({
-    name: unique(used, () => `${word(r, 2)} ${word(r, r.int(2, 3))}`),
+    name: unique(used, () => `${syllableWord(r, 2)} ${syllableWord(r, r.int(2, 3))}`),
     born: r.int(1780, 1990),
     city: r.int(0, size.cities - 1),
     occupation: r.pick(OCCUPATIONS),
@@ -116,7 +107,7 @@ export function generateWorld(
     const kind = r.pick(ORG_KINDS);
     const founder = r.int(0, size.people - 1);
     return {
-      name: unique(used, () => `${word(r, 2)} ${ORG_SUFFIX[kind]}`),
+      name: unique(used, () => `${syllableWord(r, 2)} ${ORG_SUFFIX[kind]}`),
       kind,
       founded: (people[founder] as Person).born + r.int(25, 50),
       founder,
@@ -129,7 +120,7 @@ export function generateWorld(
       title: unique(used, () =>
         r.next() < 0.3
           ? `The ${r.pick(ADJECTIVES)} ${r.pick(NOUNS)}`
-          : `${r.pick(NOUNS)} of ${word(r, r.int(2, 3))}`,
+          : `${r.pick(NOUNS)} of ${syllableWord(r, r.int(2, 3))}`,
       ),
       kind: r.pick(WORK_KINDS),
       year: (people[creator] as Person).born + r.int(18, 60),

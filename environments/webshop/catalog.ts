@@ -89,12 +89,14 @@ function fewerResults(store: CatalogStore, results: number | undefined): Catalog
  * host's database, or in memory when the host has none.
  */
 export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): WebshopSource {
-  // Below the top level a product keeps one option; the level names the catalog and the task source.
-  const maxOptions = level >= WEBSHOP_LEVELS ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.maxOptions;
-  const suffix = level >= WEBSHOP_LEVELS ? "" : `/l${level}`;
-  const catalog = () => builtinCatalog(size, 0, maxOptions);
-  const name = `builtin-${size}${suffix.replace("/", "-")}`;
-  const results = level >= WEBSHOP_LEVELS ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results;
+  // Below the top level a product keeps one option and is named by a word; the level names the catalog
+  // and the task source.
+  const top = level >= WEBSHOP_LEVELS;
+  const maxOptions = top ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.maxOptions;
+  const suffix = top ? "" : `/l${level}/word-ids`;
+  const catalog = () => builtinCatalog(size, 0, maxOptions, top ? "asin" : "word");
+  const name = top ? `builtin-${size}` : `builtin-${size}-l${level}`;
+  const results = top ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results;
   const splits = builtinSplits(level);
   const store = memo(async (runtime) => {
     // No database (an in-process host): the same catalog searched in memory.
@@ -106,8 +108,9 @@ export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): Web
   });
   return {
     tasks: {
-      // Below the top, 1.2.0 took validation's tenth of the products out of train: new goals, a new id.
-      id: `${GENERATOR_VERSION}/${size}${suffix}${suffix === "" ? "" : "/with-validation"}`,
+      // Below the top, 1.2.0 took validation's tenth of the products out of train and 1.3.0 named the
+      // products by words: new goals, a new id.
+      id: `${GENERATOR_VERSION}/${size}${suffix}${top ? "" : "/with-validation"}`,
       splits: Object.keys(splits),
       count: (split) => ownValue(splits, split) ?? 0,
       get: (split, index) => builtinGoal(catalog(), split, index, level),

@@ -24,8 +24,39 @@ describe("the built-in WebShop catalog and goals", () => {
     expect(Object.keys(BUILTIN_SPLITS)).toEqual(["train", "test"]);
   });
 
+  it("below the top level, names products by unique made-up words and changes nothing else", () => {
+    const words = builtinCatalog(1000, 0, 1, "word");
+    const asins = builtinCatalog(1000, 0, 1);
+    // A click is read lowercased, so ids must differ without regard to case, and from every option value.
+    const ids = words.map((p) => p.asin.toLowerCase());
+    expect(new Set(ids).size).toBe(1000);
+    expect(words.every((p) => /^[A-Z][a-z]+$/.test(p.asin))).toBe(true);
+    const optionValues = new Set(
+      words.flatMap((p) =>
+        Object.values(p.options)
+          .flat()
+          .map((v) => v.toLowerCase()),
+      ),
+    );
+    expect(ids.filter((id) => optionValues.has(id))).toEqual([]);
+    // A product's id does not depend on the catalog's size: level 1's 300 are level 2's first 300.
+    expect(builtinCatalog(300, 0, 1, "word").map((p) => p.asin)).toEqual(
+      words.slice(0, 300).map((p) => p.asin),
+    );
+    const withoutId = ({ asin: _, ...rest }: { asin: string }) => rest;
+    expect(words.map(withoutId)).toEqual(asins.map(withoutId));
+    // The goals are the asin catalog's but for the product's id (instructions are drawn from the asin).
+    for (const split of ["train", "validation", "test"])
+      for (let i = 0; i < 50; i++) {
+        const w = builtinGoal(words, split, i, 1);
+        const a = builtinGoal(asins, split, i, 1);
+        expect(ids.indexOf(w.asin.toLowerCase())).toBe(asins.findIndex((p) => p.asin === a.asin));
+        expect({ ...w, asin: "" }).toEqual({ ...a, asin: "" });
+      }
+  });
+
   it("below the top level, keeps train, validation and test on disjoint tenths of the products", () => {
-    const catalog = builtinCatalog(300, 0, 1);
+    const catalog = builtinCatalog(300, 0, 1, "word");
     const index = new Map(catalog.map((p, i) => [p.asin, i]));
     const of = (split: string) =>
       Array.from({ length: 300 }, (_, i) => index.get(builtinGoal(catalog, split, i, 1).asin) ?? -1);

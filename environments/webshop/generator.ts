@@ -1,4 +1,5 @@
 import { hashString, type Rng, rng } from "../../shared/random.js";
+import { syllableWord } from "../kit/syllable-word.js";
 import { ADJECTIVES, BRANDS, KINDS, type Kind } from "./catalog-data.js";
 import { type Annotation, type Goal, optionCombinations, syntheticGoals } from "./goal.js";
 import { fixedPrice, type Product } from "./product.js";
@@ -35,6 +36,27 @@ function asinOf(index: number): string {
   for (let i = 0; i < 4; i++) s += ASIN_CHARS[r.int(0, ASIN_CHARS.length - 1)];
   // Ten characters like an Amazon asin; the index in the last four keeps them unique (up to 36^4 products).
   return s + index.toString(36).toUpperCase().padStart(4, "0").slice(-4);
+}
+
+/** Word ids drawn so far, by product index: each depends only on the ones before it. */
+const WORD_IDS: string[] = [];
+const usedWordIds = new Set<string>();
+
+/**
+ * Product `index`'s id below the top level: a made-up word ("Drailoth") in place of the asin. A
+ * byte-level policy copies words out of a page as it copies names out of a passage, while the asin's
+ * eight random capitals and digits are copied by none of the small policies (docs/environments.md).
+ * Unique without regard to case, as a click is read; the same for a product in every catalog size.
+ */
+export function wordIdOf(index: number): string {
+  while (WORD_IDS.length <= index) {
+    const r = rng(hashString(`word-id/${WORD_IDS.length}`));
+    let id = syllableWord(r, 2);
+    while (usedWordIds.has(id.toLowerCase())) id = syllableWord(r, 2);
+    usedWordIds.add(id.toLowerCase());
+    WORD_IDS.push(id);
+  }
+  return WORD_IDS[index] as string;
 }
 
 const cap = (s: string) => s.replace(/\b\w/g, (c) => c.toUpperCase());
@@ -90,20 +112,31 @@ export const WEBSHOP_LEVEL_CATALOG: Record<number, { size: number; maxOptions: n
   2: { size: 1000, maxOptions: 1, results: 10 },
 };
 
+/** How a catalog names its products: WebShop's asins, or made-up words ({@link wordIdOf}). */
+export type ProductIds = "asin" | "word";
+
 /**
- * The built-in catalog of `size` products: deterministic, cached per size, seed and `maxOptions` (the
- * options a product keeps, its first ones; all by default).
+ * The built-in catalog of `size` products: deterministic, cached per size, seed, `maxOptions` (the
+ * options a product keeps, its first ones; all by default) and `ids`. Word ids change nothing else:
+ * prices and instructions are still drawn from the asin.
  */
-export function builtinCatalog(size: number, seed = 0, maxOptions = Number.POSITIVE_INFINITY): Product[] {
-  const key = `${size}/${seed}/${maxOptions}`;
+export function builtinCatalog(
+  size: number,
+  seed = 0,
+  maxOptions = Number.POSITIVE_INFINITY,
+  ids: ProductIds = "asin",
+): Product[] {
+  const key = `${size}/${seed}/${maxOptions}/${ids}`;
   let products = catalogs.get(key);
   if (!products) {
     products = Array.from({ length: size }, (_, i) => {
       const p = product(i, seed);
       const options = Object.entries(p.options);
-      return options.length <= maxOptions
-        ? p
-        : { ...p, options: Object.fromEntries(options.slice(0, maxOptions)) };
+      const kept =
+        options.length <= maxOptions
+          ? p
+          : { ...p, options: Object.fromEntries(options.slice(0, maxOptions)) };
+      return ids === "word" ? { ...kept, asin: wordIdOf(i) } : kept;
     });
     catalogs.set(key, products);
   }
@@ -116,9 +149,12 @@ const TEMPLATES = [
   (attrs: string, query: string) => `i am looking for ${attrs} ${query}`,
 ];
 
-/** The product's synthetic instruction, as WebShop's `items_ins_v2` annotates one: 1–3 of its attributes. */
-export function builtinAnnotation(p: Product): Annotation {
-  const r = rng(hashString(`annotation/${p.asin}`));
+/**
+ * The product's synthetic instruction, as WebShop's `items_ins_v2` annotates one: 1–3 of its attributes,
+ * drawn from `seedId` (the asin the product was generated with, whatever id the catalog shows).
+ */
+export function builtinAnnotation(p: Product, seedId: string = p.asin): Annotation {
+  const r = rng(hashString(`annotation/${seedId}`));
   const attrs = sample(r, p.attributes, r.int(1, Math.min(3, p.attributes.length)));
   const joined = attrs.length === 1 ? attrs[0] : `${attrs.slice(0, -1).join(", ")} and ${attrs.at(-1)}`;
   return {
@@ -160,7 +196,7 @@ export function builtinGoal(
   const tries = level >= WEBSHOP_LEVELS ? 64 : Number.POSITIVE_INFINITY;
   for (let i = 0; !inSplit(at, split, level) && i < tries; i++) at = r.int(0, catalog.length - 1);
   const p = catalog[at] as Product;
-  const goals = syntheticGoals(p, builtinAnnotation(p), r);
+  const goals = syntheticGoals(p, builtinAnnotation(p, asinOf(at)), r);
   const combos = optionCombinations(p.options).length;
   return goals[r.int(0, combos - 1)] as Goal;
 }

@@ -51,7 +51,7 @@ function commandIn(content: string): string | undefined {
 function createWebshopEnv(name: string, description: string, source: WebshopSource, config: WebshopConfig) {
   return defineEnvironment<Goal, PageState, WebshopConfig>({
     name,
-    version: "1.2.0",
+    version: "1.3.0",
     description,
     tools: {
       env_step: {
@@ -118,8 +118,8 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
 }
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "300 products, at most one option each, 5 results a search",
-  2: "1,000 products, at most one option each, 10 results a search",
+  1: "300 products named by made-up words, at most one option each, 5 results a search",
+  2: "1,000 products named by made-up words, at most one option each, 10 results a search",
 };
 
 /**
