@@ -18,10 +18,12 @@ for line in open(sys.argv[1] + "/trajectories.jsonl"):
             close += 1
     for prev, s in zip(steps, steps[1:]):
         page = prev["observation"][-1]["content"]
-        m = re.match(r"click\[(B0\w+)\]", cmd(s), re.I)
-        if "Page 1 (Total results" in page and m:
+        # A product click names neither of the page's buttons; products are asins or (webshop 1.3.0's lower levels) words.
+        m = re.match(r"click\[(.+)\]$", cmd(s))
+        if "Page 1 (Total results" in page and m and m.group(1).lower() not in ("back to search", "next >", "< prev"):
             clicks += 1
-            shown += m.group(1).upper() in re.findall(r"\[SEP\] (B0[A-Z0-9]{8}) \[SEP\]", page)
+            ids = re.findall(r"\[SEP\] (B0[A-Z0-9]{8}|[A-Z][a-z]+) \[SEP\]", page)
+            shown += m.group(1).lower() in [i.lower() for i in ids]
     bought += any(cmd(s) == "click[buy now]" for s in steps)
 print(json.dumps({"dir": sys.argv[1], "episodes": n, "first_search_holds_half_the_instruction": round(close / n, 3),
                   "product_clicks_on_a_results_page": clicks, "of_them_a_product_shown": shown, "bought": bought}))
