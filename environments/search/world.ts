@@ -1,4 +1,4 @@
-import { type Rng, rng } from "../../shared/random.js";
+import { rng } from "../../shared/random.js";
 import { syllableWord } from "../kit/syllable-word.js";
 import type { Passage } from "./task.js";
 
