@@ -45,7 +45,7 @@ const usedWordIds = new Set<string>();
 /**
  * Product `index`'s id below the top level: a made-up word ("Drailoth") in place of the asin. A
  * byte-level policy copies words out of a page as it copies names out of a passage, while the asin's
- * eight random capitals and digits are copied by none of the small policies (docs/environments.md).
+ * random capitals and digits are copied by none of the small policies (docs/environments.md).
  * Unique without regard to case, as a click is read; the same for a product in every catalog size.
  */
 export function wordIdOf(index: number): string {
@@ -153,7 +153,7 @@ const TEMPLATES = [
  * The product's synthetic instruction, as WebShop's `items_ins_v2` annotates one: 1–3 of its attributes,
  * drawn from `seedId` (the asin the product was generated with, whatever id the catalog shows).
  */
-export function builtinAnnotation(p: Product, seedId: string = p.asin): Annotation {
+export function builtinAnnotation(p: Product, seedId: string): Annotation {
   const r = rng(hashString(`annotation/${seedId}`));
   const attrs = sample(r, p.attributes, r.int(1, Math.min(3, p.attributes.length)));
   const joined = attrs.length === 1 ? attrs[0] : `${attrs.slice(0, -1).join(", ")} and ${attrs.at(-1)}`;
