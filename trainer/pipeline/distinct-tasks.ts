@@ -9,24 +9,26 @@ export type TaskCount = {
   /** Tasks asked about and how many of them differ. */
   n: number;
   distinct: number;
+  /** Task i's key at position i: equal keys are the same task as the policy sees it. */
+  keys: string[];
   /** How many of the distinct ones also occur among train tasks 0..checked−1 (when asked). */
   inTrain?: { checked: number; count: number };
 };
 
-/** A task as the policy sees it: every message of its reset. */
+/** Each task as the policy sees it, in order: every message of its reset. */
 async function taskKeys(
   client: EnvClient,
   split: string,
   tasks: readonly number[],
-): Promise<Result<Set<string>>> {
-  const seen = new Set<string>();
+): Promise<Result<string[]>> {
+  const seen: string[] = [];
   // In chunks: a reset is cheap in-process, but thousands at once would all hold a session.
   for (let i = 0; i < tasks.length; i += 64) {
     const chunk = tasks.slice(i, i + 64);
     const resets = await Promise.all(chunk.map((index) => client.reset({ split, index })));
     for (const r of resets) {
       if (!r.ok) return err(`reset of a ${split} task failed: ${r.error.detail}`);
-      seen.add(JSON.stringify(r.value.observation.messages));
+      seen.push(JSON.stringify(r.value.observation.messages));
     }
   }
   return ok(seen);
@@ -51,7 +53,7 @@ export async function distinctTasks(
   try {
     const keys = await taskKeys(client, split, tasks);
     if (!keys.ok) return err(`${spec}: ${keys.error}`);
-    const count: TaskCount = { n: tasks.length, distinct: keys.value.size };
+    const count: TaskCount = { n: tasks.length, distinct: new Set(keys.value).size, keys: keys.value };
     const size = Math.min(manifest.splits.train ?? 0, trainChecked);
     if (size === 0) return ok(count);
     const trainKeys = await taskKeys(
@@ -60,7 +62,8 @@ export async function distinctTasks(
       Array.from({ length: size }, (_, i) => i),
     );
     if (!trainKeys.ok) return err(`${spec}: ${trainKeys.error}`);
-    const shared = [...keys.value].filter((k) => trainKeys.value.has(k)).length;
+    const train = new Set(trainKeys.value);
+    const shared = [...new Set(keys.value)].filter((k) => train.has(k)).length;
     return ok({ ...count, inTrain: { checked: size, count: shared } });
   } finally {
     await client.close();

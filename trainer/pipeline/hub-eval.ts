@@ -8,6 +8,7 @@ import type { PolicyModel } from "../model/types.js";
 import { runRollouts } from "../rollout/loop.js";
 import type { Trajectory } from "../rollout/types.js";
 import type { Tokenizer } from "../tokenizer/types.js";
+import { evalOutcomes } from "./paired.js";
 
 export type Hub = { url: string; token: string };
 
@@ -32,6 +33,8 @@ export type HubEvalResult = {
   /** Episodes the env could not finish (each task a failure for the hub): one line per kind. */
   failures: string[];
   trajectories: Trajectory[];
+  /** Task i's success at position i (`0`/`1`), or why the played episodes can't give the hub's count. */
+  outcomes: ReturnType<typeof evalOutcomes>;
 };
 
 /**
@@ -88,5 +91,6 @@ export async function runHubEval(
     rejections: uploaded.rejections,
     failures: failureLines(trajectories),
     trajectories,
+    outcomes: evalOutcomes(trajectories, { ...aggregate, rejected: uploaded.rejected }),
   });
 }

@@ -182,12 +182,15 @@ export async function runMainJob(opts: MainJobOptions): Promise<Result<MainJobRe
         );
         for (const why of ran.value.rejections) io.log(`eval ${label}: the hub rejected ${why}`);
         for (const line of ran.value.failures) io.log(`eval ${label}: no receipt: ${line}`);
+        const outcomes = ran.value.outcomes;
+        if (!outcomes.ok) io.log(`eval ${label}: no task-by-task record: ${outcomes.error}`);
         const result: EvalDone = {
           runId: ran.value.runId,
           model,
           checkpoint: stage.checkpoint,
           aggregate: a,
           seconds: seconds(),
+          ...(outcomes.ok ? { outcomes: outcomes.value } : {}),
         };
         if (stage.which === "sft") state.evalSft = result;
         else state.evalRl = result;

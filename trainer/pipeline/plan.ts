@@ -15,6 +15,14 @@ const EvalDone = z.object({
   aggregate: EvalAggregate,
   seconds: z.number(),
   from: z.string().optional(),
+  /**
+   * Task i's success at position i (`0`/`1`), from the episodes the hub verified, so that two
+   * policies evaluated on the same tasks can be compared task by task (`npm run results`).
+   */
+  outcomes: z
+    .string()
+    .regex(/^[01]*$/)
+    .optional(),
 });
 export type EvalDone = z.infer<typeof EvalDone>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JobState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
-import { difference, methodOf, poolSeeds, rate, verdict } from "./results-pool.js";
+import { difference, evalSetting, methodOf, poolSeeds, rate, verdict, withPaired } from "./results-pool.js";
 import { pooledTables } from "./results-table.js";
 import type { FinishedRun } from "./run-folders.js";
 
@@ -147,9 +147,55 @@ describe("pooling RL seeds from one SFT policy", () => {
       "+0.075 ± 0.025",
       "beats SFT by 2.9 s.e.",
     ]);
-    expect(row?.[5]).toBe(
+    // No evaluation recorded its outcomes, so there is no paired comparison.
+    expect(row?.[5]).toBe("no task-by-task record");
+    expect(row?.[6]).toBe(
       "seed 1: 0.250 (n=400) [calc-grpo-s1]<br>seed 2: 0.300 (n=400) [calc-grpo-s2]<br>seed 3: not finished (rl segment 2: a / b) [calc-grpo-s3]",
     );
-    expect(row?.[6]).toBe("wasm · d 64 × 2 layers, 117k params");
+    expect(row?.[7]).toBe("wasm · d 64 × 2 layers, 117k params");
+  });
+
+  it("compares seeds with SFT task by task when every evaluation recorded its outcomes", () => {
+    // Four test tasks, 1 and 3 one task. SFT solved 0 1 0 1, seed 1 solved 1 1 0 1, seed 2 1 1 1 1.
+    const four = (r: FinishedRun, sft: string, rl?: string): FinishedRun => {
+      const recipe = { ...r.recipe, eval: { ...r.recipe.eval, n: 4 } };
+      const { evalSft, evalRl } = r.state;
+      if (!evalSft || !evalRl) throw new Error("the run has no evaluations");
+      return {
+        ...r,
+        recipe,
+        state: {
+          ...r.state,
+          evalSft: { ...evalSft, outcomes: sft },
+          evalRl: { ...evalRl, ...(rl ? { outcomes: rl } : {}) },
+        },
+      };
+    };
+    const seeds = [
+      four(run("grpo", 1, { rl: { success: 0.75, n: 4 } }), "0101", "1101"),
+      four(run("grpo", 2, { rl: { success: 1, n: 4 } }), "0101", "1111"),
+    ];
+    const [g] = poolSeeds(seeds);
+    if (!g) throw new Error("no group");
+    const keys = new Map([[evalSetting(seeds[0] as FinishedRun), ["a", "b", "c", "b"]]]);
+    // d = (1+1)/2−0, (1+1)/2−1, (0+1)/2−0, (1+1)/2−1 = 1, 0, 0.5, 0; d̄ = 1.5/4 = 0.375.
+    // d − d̄ = 0.625, −0.375, 0.125, −0.375; clusters a: 0.625, b: −0.75, c: 0.125, C = 3;
+    // Σ S² = 0.390625 + 0.5625 + 0.015625 = 0.96875; se = sqrt(3/2 · 0.96875) / 4 = 0.3014027.
+    const paired = withPaired(g, keys).paired;
+    expect(paired?.d).toBeCloseTo(0.375, 12);
+    expect(paired?.se).toBeCloseTo(Math.sqrt(1.5 * 0.96875) / 4, 12);
+    expect(paired?.tasks).toBe(3);
+    const row = pooledTables([withPaired(g, keys)], new Map())
+      .split("\n")
+      .find((l) => l.startsWith("| SFT+GRPO |"))
+      ?.split(" | ");
+    // k = 0.375 / 0.3014027 = 1.244.
+    expect(row?.[5]).toBe("+0.375 ± 0.301 over 3 tasks: does not beat SFT (1.2 s.e.)");
+    // A seed without a record leaves the group without a paired figure.
+    const [partial] = poolSeeds([
+      seeds[0] as FinishedRun,
+      four(run("grpo", 2, { rl: { success: 1, n: 4 } }), "0101"),
+    ]);
+    expect(partial && withPaired(partial, keys).paired).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { resolveMethod } from "../algos/registry.js";
+import { type PairedDifference, pairedDifference } from "./paired.js";
 import type { FinishedRun } from "./run-folders.js";
 
 /**
@@ -51,6 +52,8 @@ export type Group = {
   /** Over every finished seed's episodes: n is the sum of the seeds' n. */
   pooled?: Rate;
   vsSft?: Difference;
+  /** RL − SFT task by task (`withPaired`), when SFT and every finished seed recorded their outcomes. */
+  paired?: PairedDifference;
   backends: string[];
   runs: FinishedRun[];
 };
@@ -141,12 +144,30 @@ export function poolSeeds(runs: readonly FinishedRun[]): Group[] {
   return groups.sort((a, b) => a.env.localeCompare(b.env) || a.method.localeCompare(b.method));
 }
 
+/** The evaluation setting a run's figures are over: env, split and task count. */
+export const evalSetting = (r: FinishedRun) => `${r.recipe.env} ${r.recipe.eval.split} ${r.recipe.eval.n}`;
+
+/**
+ * The group with its paired comparison ({@link pairedDifference}): the SFT evaluation's outcomes and
+ * those of every seed that finished, clustered by `keys` of its evaluation setting (task i's key at
+ * position i) when known.
+ */
+export function withPaired(g: Group, keys: ReadonlyMap<string, readonly string[]>): Group {
+  const first = g.runs[0];
+  if (!first || !g.sft) return g;
+  const sftRunId = g.sft.runId;
+  const sft = g.runs.map((r) => r.state.evalSft).find((e) => e?.runId === sftRunId && e.outcomes)?.outcomes;
+  const seeds = g.runs.flatMap((r) => (r.state.evalRl ? [r.state.evalRl.outcomes] : []));
+  const paired = pairedDifference(sft, seeds, keys.get(evalSetting(first)));
+  return paired ? { ...g, paired } : g;
+}
+
 /** "beats SFT by 2.3 s.e." or "does not beat SFT (+0.010, 0.4 s.e.)". */
-export function verdict(v: Difference): string {
+export function verdict(v: Difference | PairedDifference): string {
   const k = Number.isFinite(v.k) ? `${v.k.toFixed(1)} s.e.` : "s.e. 0";
   return v.beats ? `beats SFT by ${k}` : `does not beat SFT (${k})`;
 }
 
 /** `+0.050 ± 0.024`: a difference and its standard error, signed. */
-export const fmtDifference = (v: Difference) =>
+export const fmtDifference = (v: Difference | PairedDifference) =>
   `${v.d >= 0 ? "+" : "−"}${Math.abs(v.d).toFixed(3)} ± ${v.se.toFixed(3)}`;

@@ -162,7 +162,8 @@ export type EnvNote = { lines: string[] };
 /**
  * One section per evaluated env, one row per group (an env and method from one SFT policy, seeds
  * pooled): SFT's success (n); the seeds' pooled success ± its standard error (n summed over seeds);
- * the difference to SFT ± the standard error of the difference and whether it is ≥ 2 of them; every
+ * the difference to SFT ± the standard error of the difference and whether it is ≥ 2 of them; the
+ * same compared task by task when the evaluations recorded their outcomes (`withPaired`); every
  * seed on its own line, unfinished ones with the stage they stopped in; and backend and model size.
  */
 export function pooledTables(
@@ -177,6 +178,7 @@ export function pooledTables(
     "SFT+RL, seeds pooled",
     "RL − SFT",
     "verdict",
+    "paired by task",
     "each seed",
     "backend · model",
     "SFT checkpoint",
@@ -196,6 +198,9 @@ export function pooledTables(
               : "not run",
             g.vsSft ? fmtDifference(g.vsSft) : "-",
             g.vsSft ? verdict(g.vsSft) : "-",
+            g.paired
+              ? `${fmtDifference(g.paired)} over ${g.paired.tasks} tasks: ${verdict(g.paired)}`
+              : "no task-by-task record",
             g.seeds
               .map(
                 (s) =>

@@ -10,7 +10,7 @@ import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { readCurve } from "./curve.js";
 import { curveEnvSpec } from "./curve-stage.js";
 import { distinctTasks, TRAIN_CHECKED } from "./distinct-tasks.js";
-import { type Group, poolSeeds } from "./results-pool.js";
+import { evalSetting, type Group, poolSeeds, withPaired } from "./results-pool.js";
 import {
   COLUMNS,
   type EnvNote,
@@ -91,9 +91,9 @@ const { runs, skipped: unread } = await readRuns(values.runs);
 for (const line of unread) console.error(`results: skipped ${line}`);
 const here = (path: string) => (path.startsWith(resolve(".")) ? relative(resolve("."), path) : path);
 // SFT checkpoints named relative to the repository in the table (and so in the model map's keys).
-const groups = poolSeeds(runs).map((g) => ({ ...g, sftCheckpoint: here(g.sftCheckpoint) }));
+const pooled = poolSeeds(runs).map((g) => ({ ...g, sftCheckpoint: here(g.sftCheckpoint) }));
 const models = new Map<string, ModelSize>();
-for (const g of groups) {
+for (const g of pooled) {
   const first = g.runs[0];
   const size =
     (await modelSize(g.sftCheckpoint)) ??
@@ -102,13 +102,16 @@ for (const g of groups) {
 }
 const notes = new Map<string, EnvNote>();
 const plotDir = join(dirname(values.out), "results");
-for (const env of [...new Set(groups.map((g) => g.env))]) {
-  const onEnv = groups.filter((g) => g.env === env);
-  const lines = [await tasksLine(onEnv)];
+/** Per evaluation setting (`evalSetting`), each test index's task key, for the paired comparison. */
+const taskKeys = new Map<string, string[]>();
+for (const env of [...new Set(pooled.map((g) => g.env))]) {
+  const onEnv = pooled.filter((g) => g.env === env);
+  const lines = [await tasksLine(onEnv, taskKeys)];
   const plot = await plotCurves(env, onEnv);
   if (plot) lines.push(plot);
   notes.set(env, { lines });
 }
+const groups = pooled.map((g) => withPaired(g, taskKeys));
 const experts: ExpertCell[] = [];
 const skipped: string[] = [];
 for (const col of COLUMNS) {
@@ -140,7 +143,13 @@ Runs of one env and method that start from one SFT policy (the same SFT checkpoi
 policy's hub evaluation (success over n test tasks). **SFT+RL, seeds pooled** is the success over every
 finished seed's test episodes (n is the sum over seeds; each seed plays the same tasks 0..n−1) ± its
 standard error sqrt(p(1−p)/n). **RL − SFT** is the difference ± the standard error of the difference,
-sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), and the verdict says whether it is at least 2 of them. Every seed is
+sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), and the verdict says whether it is at least 2 of them. **Paired by
+task** compares the same tasks one by one, which is sharper when RL keeps most of what SFT solved:
+d_i is the seeds' mean success on test task i minus SFT's, and its mean d̄ has the cluster-robust
+standard error sqrt(C/(C−1)·Σ_c S_c²)/n, S_c the sum of d_i − d̄ over the indices showing the policy
+task c (a repeated task is one greedy episode played again, so it counts once), over C distinct tasks. It needs every
+evaluation's task-by-task record (\`outcomes\` in state.json, written since 2026-11-27); "no task-by-task
+record" otherwise. Every seed is
 listed on its own line with its run folder, unfinished ones with the stage they stopped in. The model
 size is read from the SFT checkpoint's config.json, or from the model config the run's job.log printed
 when that folder is gone (a run's record in docs/results/runs/ keeps its log, not its checkpoints). Learning curves (when the recipe had \`curve\`) are
@@ -229,14 +238,13 @@ await writeFile(values.out, doc);
 
 /**
  * Per evaluation setting of the env's groups: how many distinct tasks the n test indices are, and how
- * many of those also occur among the first train tasks (from the env played in-process).
+ * many of those also occur among the first train tasks (from the env played in-process). Each
+ * setting's task keys go into `keys`.
  */
-async function tasksLine(onEnv: readonly Group[]): Promise<string> {
+async function tasksLine(onEnv: readonly Group[], keys: Map<string, string[]>): Promise<string> {
   const lines: string[] = [];
-  const settings = new Map(
-    onEnv.flatMap((g) => g.runs.map((r) => [`${r.recipe.eval.split} ${r.recipe.eval.n}`, r.recipe])),
-  );
-  for (const recipe of settings.values()) {
+  const settings = new Map(onEnv.flatMap((g) => g.runs.map((r) => [evalSetting(r), r.recipe])));
+  for (const [setting, recipe] of settings) {
     const { split, n: count } = recipe.eval;
     const spec = curveEnvSpec(recipe);
     const head = `Evaluated on ${split} tasks 0..${count - 1} (n = ${count} per policy)`;
@@ -255,6 +263,7 @@ async function tasksLine(onEnv: readonly Group[]): Promise<string> {
       continue;
     }
     const { distinct, inTrain } = d.value;
+    keys.set(setting, d.value.keys);
     const train = inTrain
       ? ` ${inTrain.count} of the ${distinct} also occur among train tasks 0..${inTrain.checked - 1}.`
       : "";
