@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { pairedDifference } from "./paired.js";
 import type { JobState } from "./plan.js";
 
 /** The fields of a checkpoint's config.json (Hugging Face names) that say how big the model is. */
@@ -30,6 +31,9 @@ export async function modelSize(checkpoint: string | undefined): Promise<string>
 
 /** A hub aggregate's mean reward ± its standard error (the hub's stderr is that of the mean return). */
 const pm = (mean: number, se: number) => `${mean.toFixed(3)} ± ${se.toFixed(3)}`;
+
+/** Tasks solved in `a` and not in `b` (outcome strings of one length). */
+const count = (a: string, b: string) => [...a].filter((c, i) => c === "1" && b[i] === "0").length;
 
 /**
  * The main job's closing table: each policy's hub evaluation (success rate, mean reward ± standard
@@ -73,11 +77,21 @@ export function beforeAfter(
     state.evalSft && state.evalRl
       ? state.evalRl.aggregate.successRate - state.evalSft.aggregate.successRate
       : undefined;
+  const sft = state.evalSft?.outcomes;
+  const rl = state.evalRl?.outcomes;
+  // Task by task; each index its own task here (npm run results counts repeated tasks once).
+  const paired = pairedDifference(sft, [rl]);
+  const changed =
+    paired && sft && rl
+      ? ` (paired by task index: ± ${paired.se.toFixed(3)}, ${paired.k.toFixed(1)} s.e.; RL solves ${count(rl, sft)} tasks SFT failed and fails ${count(sft, rl)} it solved)`
+      : "";
   return [
     ...table.slice(0, 1),
     widths.map((w) => "-".repeat(w)).join("  "),
     ...table.slice(1),
-    ...(delta === undefined ? [] : [`RL − SFT success: ${delta >= 0 ? "+" : ""}${delta.toFixed(3)}`]),
+    ...(delta === undefined
+      ? []
+      : [`RL − SFT success: ${delta >= 0 ? "+" : ""}${delta.toFixed(3)}${changed}`]),
     "",
     `run folder:  ${runDir}`,
     `plot:        ${join(runDir, "rl", "report.png")} (and .svg)`,

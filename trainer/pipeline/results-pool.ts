@@ -162,7 +162,7 @@ export function withPaired(g: Group, keys: ReadonlyMap<string, readonly string[]
   return paired ? { ...g, paired } : g;
 }
 
-/** "beats SFT by 2.3 s.e." or "does not beat SFT (+0.010, 0.4 s.e.)". */
+/** "beats SFT by 2.3 s.e." or "does not beat SFT (0.4 s.e.)". */
 export function verdict(v: Difference | PairedDifference): string {
   const k = Number.isFinite(v.k) ? `${v.k.toFixed(1)} s.e.` : "s.e. 0";
   return v.beats ? `beats SFT by ${k}` : `does not beat SFT (${k})`;
