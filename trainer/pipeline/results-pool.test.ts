@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { JobState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
-import { difference, evalSetting, methodOf, poolSeeds, rate, verdict, withPaired } from "./results-pool.js";
+import {
+  difference,
+  distinguishingSettings,
+  evalSetting,
+  type Group,
+  methodOf,
+  poolSeeds,
+  rate,
+  verdict,
+  withPaired,
+} from "./results-pool.js";
 import { pooledTables } from "./results-table.js";
 import type { FinishedRun } from "./run-folders.js";
 
@@ -121,6 +131,14 @@ describe("pooling RL seeds from one SFT policy", () => {
     const first = groups[0];
     expect(first?.seeds[1]?.stopped).toBe("rl segment 2: out of memory");
     expect(first?.pooled?.n).toBe(800);
+    // Rows of one method name what sets them apart: here the learning rate, the only RL setting that
+    // differs (another SFT policy alone changes no setting). PPO is the only row of its method.
+    const [seeds, otherSft, fasterLr, ppo] = groups as [Group, Group, Group, Group];
+    // The others have the schema's default, 3e-4.
+    expect(distinguishingSettings(seeds, groups)).toBe("lr 0.0003");
+    expect(distinguishingSettings(otherSft, groups)).toBe("lr 0.0003");
+    expect(distinguishingSettings(fasterLr, groups)).toBe("lr 0.001");
+    expect(distinguishingSettings(ppo, groups)).toBe("");
     expect(methodOf("gae")).toBe("ppo");
     expect(methodOf("steppo")).toBe("steppo");
   });

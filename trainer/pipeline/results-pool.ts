@@ -64,20 +64,25 @@ export type Group = {
  */
 const RESOURCE_FIELDS = ["backend", "workers", "memoryBudgetMiB", "logTrajectories", "checkpointEvery"];
 
+/** A run's RL settings but the seed, the method and the resource fields. */
+function learningSettings(r: FinishedRun): Record<string, unknown> {
+  const { seed: _seed, algorithm: _algorithm, ...all } = r.recipe.rl;
+  return Object.fromEntries(Object.entries(all).filter(([k]) => !RESOURCE_FIELDS.includes(k)));
+}
+
 /**
  * What must be equal for two runs to be seeds of one experiment: the evaluated env, the method, the
  * SFT policy itself (its checkpoint folder: `--reuse` adopts the source run's, so every seed names
  * the same one), and every RL, segment and evaluation setting but the seed and the resource fields.
  */
 function groupKey(r: FinishedRun): string {
-  const { seed: _seed, algorithm, ...all } = r.recipe.rl;
-  const rl = Object.fromEntries(Object.entries(all).filter(([k]) => !RESOURCE_FIELDS.includes(k)));
+  const { algorithm } = r.recipe.rl;
   return JSON.stringify({
     env: r.recipe.env,
     trainEnv: r.recipe.trainEnv,
     method: methodOf(algorithm),
     sft: r.state.sft?.checkpoint,
-    rl,
+    rl: learningSettings(r),
     segment: r.recipe.segment,
     eval: r.recipe.eval,
   });
@@ -142,6 +147,25 @@ export function poolSeeds(runs: readonly FinishedRun[]): Group[] {
     return group;
   });
   return groups.sort((a, b) => a.env.localeCompare(b.env) || a.method.localeCompare(b.method));
+}
+
+/**
+ * The RL settings that tell `g` apart from the other groups of its env and method (`klCoef 0,
+ * tasksPerIteration 16`), each with `g`'s value; "" when it is the only one.
+ */
+export function distinguishingSettings(g: Group, groups: readonly Group[]): string {
+  const own = g.runs[0];
+  const others = groups
+    .filter((o) => o !== g && o.env === g.env && o.method === g.method)
+    .flatMap((o) => o.runs.slice(0, 1));
+  if (!own || others.length === 0) return "";
+  const mine = learningSettings(own);
+  const theirs = others.map(learningSettings);
+  const keys = [...new Set([mine, ...theirs].flatMap((x) => Object.keys(x)))];
+  return keys
+    .filter((k) => theirs.some((t) => JSON.stringify(t[k]) !== JSON.stringify(mine[k])))
+    .map((k) => `${k} ${JSON.stringify(mine[k]) ?? "unset"}`)
+    .join(", ");
 }
 
 /** The evaluation setting a run's figures are over: env, split and task count. */

@@ -1,4 +1,4 @@
-import { fmtDifference, type Group, methodOf, verdict } from "./results-pool.js";
+import { distinguishingSettings, fmtDifference, type Group, methodOf, verdict } from "./results-pool.js";
 import type { FinishedRun, ModelSize } from "./run-folders.js";
 
 /** The results table's columns: a label and the hub env (`owner/name`) whose runs fill it. */
@@ -172,6 +172,11 @@ export function pooledTables(
   notes: ReadonlyMap<string, EnvNote> = new Map(),
 ): string {
   const envs = [...new Set(groups.map((g) => g.env))];
+  // Several recipes of one method on an env: each row names the settings that set it apart.
+  const settings = (g: Group) => {
+    const differing = distinguishingSettings(g, groups);
+    return differing === "" ? "" : ` (${differing})`;
+  };
   const header = [
     "method",
     "SFT",
@@ -191,7 +196,7 @@ export function pooledTables(
           const finished = g.seeds.filter((s) => s.rl).length;
           const model = models.get(g.sftCheckpoint);
           return [
-            `${methodLabel(g.method)}${g.trainEnv ? ` (trained on ${g.trainEnv})` : ""}`,
+            `${methodLabel(g.method)}${settings(g)}${g.trainEnv ? ` (trained on ${g.trainEnv})` : ""}`,
             g.sft ? `${g.sft.p.toFixed(3)} (n=${g.sft.n})` : "not run",
             g.pooled
               ? `${g.pooled.p.toFixed(3)} ± ${g.pooled.se.toFixed(3)} (n=${g.pooled.n}, ${finished} of ${g.seeds.length} seed${g.seeds.length === 1 ? "" : "s"})`
