@@ -5,6 +5,7 @@ import {
   difference,
   distinguishingSettings,
   evalSetting,
+  fmtDifference,
   type Group,
   methodOf,
   poolSeeds,
@@ -108,6 +109,10 @@ describe("pooling RL seeds from one SFT policy", () => {
     // 0.2 / 0.0678233 = 2.95 beats; 0.4 vs 0.3: sqrt(0.0024 + 0.0021) = 0.0670820, 0.1 / 0.067082 = 1.49 does not.
     expect(difference(rate(50, 100), rate(30, 100)).beats).toBe(true);
     expect(difference(rate(40, 100), rate(30, 100)).beats).toBe(false);
+    // Seeds whose mean equals SFT's can leave a difference of −1e−16 in floating point: shown as none.
+    const none = { d: -1e-16, se: 0.018, k: -1e-16 / 0.018, beats: false };
+    expect(fmtDifference(none)).toBe("+0.000 ± 0.018");
+    expect(verdict(none)).toBe("does not beat SFT (0.0 s.e.)");
   });
 
   it("groups by SFT policy, method and every RL setting but the seed, and drops no seed", () => {
@@ -131,13 +136,13 @@ describe("pooling RL seeds from one SFT policy", () => {
     const first = groups[0];
     expect(first?.seeds[1]?.stopped).toBe("rl segment 2: out of memory");
     expect(first?.pooled?.n).toBe(800);
-    // Rows of one method name what sets them apart: here the learning rate, the only RL setting that
-    // differs (another SFT policy alone changes no setting). PPO is the only row of its method.
+    // Rows of one method from one SFT policy name what sets them apart: here the learning rate, the
+    // only RL setting that differs (the others have the schema's default, 3e-4). The row from another
+    // SFT policy and PPO, the only row of its method, need no label.
     const [seeds, otherSft, fasterLr, ppo] = groups as [Group, Group, Group, Group];
-    // The others have the schema's default, 3e-4.
     expect(distinguishingSettings(seeds, groups)).toBe("lr 0.0003");
-    expect(distinguishingSettings(otherSft, groups)).toBe("lr 0.0003");
     expect(distinguishingSettings(fasterLr, groups)).toBe("lr 0.001");
+    expect(distinguishingSettings(otherSft, groups)).toBe("");
     expect(distinguishingSettings(ppo, groups)).toBe("");
     expect(methodOf("gae")).toBe("ppo");
     expect(methodOf("steppo")).toBe("steppo");

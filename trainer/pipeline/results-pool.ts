@@ -150,13 +150,14 @@ export function poolSeeds(runs: readonly FinishedRun[]): Group[] {
 }
 
 /**
- * The RL settings that tell `g` apart from the other groups of its env and method (`klCoef 0,
- * tasksPerIteration 16`), each with `g`'s value; "" when it is the only one.
+ * The RL settings that tell `g` apart from the other groups of its env and method from the same SFT
+ * policy (`klCoef 0, tasksPerIteration 16`), each with `g`'s value; "" when it is the only one (rows
+ * from other SFT policies differ in their SFT checkpoint column).
  */
 export function distinguishingSettings(g: Group, groups: readonly Group[]): string {
   const own = g.runs[0];
   const others = groups
-    .filter((o) => o !== g && o.env === g.env && o.method === g.method)
+    .filter((o) => o !== g && o.env === g.env && o.method === g.method && o.sftCheckpoint === g.sftCheckpoint)
     .flatMap((o) => o.runs.slice(0, 1));
   if (!own || others.length === 0) return "";
   const mine = learningSettings(own);
@@ -188,10 +189,11 @@ export function withPaired(g: Group, keys: ReadonlyMap<string, readonly string[]
 
 /** "beats SFT by 2.3 s.e." or "does not beat SFT (0.4 s.e.)". */
 export function verdict(v: Difference | PairedDifference): string {
-  const k = Number.isFinite(v.k) ? `${v.k.toFixed(1)} s.e.` : "s.e. 0";
+  // `+ 0` turns a −0.0 that rounding leaves (a difference of −1e−16) into 0.0.
+  const k = Number.isFinite(v.k) ? `${(Number(v.k.toFixed(1)) + 0).toFixed(1)} s.e.` : "s.e. 0";
   return v.beats ? `beats SFT by ${k}` : `does not beat SFT (${k})`;
 }
 
 /** `+0.050 ± 0.024`: a difference and its standard error, signed. */
 export const fmtDifference = (v: Difference | PairedDifference) =>
-  `${v.d >= 0 ? "+" : "−"}${Math.abs(v.d).toFixed(3)} ± ${v.se.toFixed(3)}`;
+  `${Number(v.d.toFixed(3)) >= 0 ? "+" : "−"}${Math.abs(v.d).toFixed(3)} ± ${v.se.toFixed(3)}`;
