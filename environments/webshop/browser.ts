@@ -1,7 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import type { CatalogStore } from "./catalog-store.js";
 import type { Goal } from "./goal.js";
-import { type Page, type PageState, pageHits, renderPage } from "./pages.js";
+import { type Page, type PageState, pageHits, type ResultIds, renderPage } from "./pages.js";
 import type { Product } from "./product.js";
 import { type WebshopReward, webshopReward } from "./reward.js";
 
@@ -26,17 +26,24 @@ function shownIndexes(state: PageState): number[] {
   return [];
 }
 
-/** Renders the page for `state`, fetching the products it shows. */
+/** Renders the page for `state`, fetching the products it shows; `ids` names the results. */
 export async function showPage(
   state: PageState,
   goal: Goal,
   store: CatalogStore,
-  reward = 0,
+  ids: ResultIds = "product",
 ): Promise<Result<Page>> {
   const found = await store.products(shownIndexes(state));
   if (!found.ok) return found;
   const products = new Map<number, Product>(found.value.map((f) => [f.index, f.product]));
-  return { ok: true, value: renderPage(state, goal.instruction, products, reward) };
+  return { ok: true, value: renderPage(state, goal.instruction, products, 0, ids) };
+}
+
+/** The results page of a search for `query`, the start of every episode at a level that opens there. */
+export async function searchState(query: string, store: CatalogStore): Promise<Result<PageState>> {
+  const hits = await store.search(query);
+  if (!hits.ok) return hits;
+  return { ok: true, value: { p: "results", q: query.slice(0, MAX_KEPT_QUERY), page: 1, hits: hits.value } };
 }
 
 export type Browsed = {
@@ -88,28 +95,24 @@ function clickTarget(state: PageState, arg: string, page: Page): PageState | "bu
 
 /**
  * One WebShop text-env step: `search[query]` on any page (a non-empty query), `click[x]` for a
- * clickable of the current page other than `search`. Anything else leaves the page as it is.
+ * clickable of the current page other than `search`. Anything else leaves the page as it is. `ids`
+ * names the results.
  */
 export async function browse(
   command: string,
   state: PageState,
   goal: Goal,
   store: CatalogStore,
+  ids: ResultIds = "product",
 ): Promise<Result<Browsed>> {
   const action = parseAction(command.trim());
   if (action?.name === "search" && state.p !== "done") {
-    const hits = await store.search(action.arg);
-    if (!hits.ok) return hits;
-    const next: PageState = {
-      p: "results",
-      q: action.arg.slice(0, MAX_KEPT_QUERY),
-      page: 1,
-      hits: hits.value,
-    };
-    const page = await showPage(next, goal, store);
-    return page.ok ? { ok: true, value: { state: next, page: page.value, valid: true } } : page;
+    const next = await searchState(action.arg, store);
+    if (!next.ok) return next;
+    const page = await showPage(next.value, goal, store, ids);
+    return page.ok ? { ok: true, value: { state: next.value, page: page.value, valid: true } } : page;
   }
-  const current = await showPage(state, goal, store);
+  const current = await showPage(state, goal, store, ids);
   if (!current.ok) return current;
   const unchanged: Browsed = { state, page: current.value, valid: false };
   if (action === undefined || state.p === "done") return { ok: true, value: unchanged };
@@ -125,6 +128,6 @@ export async function browse(
     const page = renderPage(done, goal.instruction, new Map(), reward.value.total);
     return { ok: true, value: { state: done, page, reward: reward.value, valid: true } };
   }
-  const page = await showPage(target, goal, store);
+  const page = await showPage(target, goal, store, ids);
   return page.ok ? { ok: true, value: { state: target, page: page.value, valid: true } } : page;
 }

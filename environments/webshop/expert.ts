@@ -1,7 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import type { CatalogStore } from "./catalog-store.js";
 import { type Goal, goalOptionValues } from "./goal.js";
-import { type PageState, pageHits } from "./pages.js";
+import { type PageState, PRODUCT_WINDOW, pageHits, type ResultIds } from "./pages.js";
 import type { Product } from "./product.js";
 
 /**
@@ -16,12 +16,13 @@ const shownPrice = (p: Product) => p.pricing[0] ?? 100;
  * shown price is under the instruction's bound (the first result when none is), clicks each option the
  * instruction names that the product offers, and buys. It never uses the goal's hidden product, so a
  * policy can learn every command it sends; it buys a reward-1 product on about 85% of webshop-l1's
- * train goals (docs/environments.md).
+ * train goals (docs/environments.md). It clicks a result by the id `ids` gives it.
  */
 export async function expertCommand(
   state: PageState,
   goal: Goal,
   store: CatalogStore,
+  ids: ResultIds = "product",
 ): Promise<Result<string>> {
   if (state.p === "start" || state.p === "done") return { ok: true, value: `search[${goal.instruction}]` };
   if (state.p === "sub") return { ok: true, value: "click[< prev]" };
@@ -35,9 +36,11 @@ export async function expertCommand(
     return { ok: true, value: next === undefined ? "click[buy now]" : `click[${next}]` };
   }
 
-  const shown = await store.products(pageHits(state));
+  const hits = pageHits(state);
+  const shown = await store.products(hits);
   if (!shown.ok) return shown;
   const pick = shown.value.find((h) => shownPrice(h.product) <= goal.priceUpper) ?? shown.value[0];
   if (pick === undefined) return { ok: true, value: `search[${goal.instruction}]` };
-  return { ok: true, value: `click[${pick.product.asin}]` };
+  const rank = (state.page - 1) * PRODUCT_WINDOW + hits.indexOf(pick.index) + 1;
+  return { ok: true, value: `click[${ids === "rank" ? rank : pick.product.asin}]` };
 }

@@ -4,7 +4,7 @@ import { formatHermesCall } from "../../shared/tool-calls.js";
 import { requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
 import { checkLevel, levelName, withLevel } from "../kit/levels.js";
-import { browse } from "./browser.js";
+import { browse, searchState, showPage } from "./browser.js";
 import {
   builtinSource,
   type GoalKind,
@@ -16,7 +16,7 @@ import {
 import { expertCommand } from "./expert.js";
 import { WEBSHOP_LEVEL_CATALOG, WEBSHOP_LEVELS } from "./generator.js";
 import type { Goal } from "./goal.js";
-import { PageState, renderPage } from "./pages.js";
+import { PageState, type ResultIds, renderPage } from "./pages.js";
 
 export type WebshopConfig = {
   /** Products in the built-in generated catalog (ignored by `webshop-real`). */
@@ -48,10 +48,20 @@ function commandIn(content: string): string | undefined {
   return [...content.matchAll(/(?:search|click)\[[^\n]*\]/g)].at(-1)?.[0];
 }
 
-function createWebshopEnv(name: string, description: string, source: WebshopSource, config: WebshopConfig) {
+/** How a level's episodes start and name their results; the top level's and the imported envs' is WebShop's. */
+type View = { ids: ResultIds; opensOnResults: boolean };
+const WEBSHOP_VIEW: View = { ids: "product", opensOnResults: false };
+
+function createWebshopEnv(
+  name: string,
+  description: string,
+  source: WebshopSource,
+  config: WebshopConfig,
+  view: View = WEBSHOP_VIEW,
+) {
   return defineEnvironment<Goal, PageState, WebshopConfig>({
     name,
-    version: "1.3.0",
+    version: "1.4.0",
     description,
     tools: {
       env_step: {
@@ -63,7 +73,7 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
         run: async ({ command }, ctx) => {
           const state = PageState.parse(ctx.state);
           const store = await source.store(ctx.runtime);
-          const r = await browse(command, state, ctx.task, store);
+          const r = await browse(command, state, ctx.task, store, view.ids);
           if (!r.ok) throw new EdgegymError("internal", r.error);
           const { page, reward, valid } = r.value;
           const next = r.value.state;
@@ -91,12 +101,24 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
     limits: { maxSteps: 15, maxActionChars: 2048, stepTimeoutMs: 10_000 },
     reward: { min: 0, max: 1 },
     config,
-    initialState: () => ({ p: "start" }),
+    initialState: async (task, { runtime }) => {
+      if (!view.opensOnResults) return { p: "start" };
+      // The search an episode opens on is the expert's own first command: the instruction, lowercased.
+      const opened = await searchState(task.instruction.toLowerCase(), await source.store(runtime));
+      if (!opened.ok) throw new EdgegymError("internal", opened.error);
+      return opened.value;
+    },
     stateSchema: PageState,
-    firstObservation: ({ task }) => [
-      { role: "system", content: SYSTEM },
-      { role: "user", content: renderPage({ p: "start" }, task.instruction, new Map()).text },
-    ],
+    firstObservation: async ({ task, state, runtime }) => {
+      const page = view.opensOnResults
+        ? await showPage(state, task, await source.store(runtime), view.ids)
+        : { ok: true as const, value: renderPage({ p: "start" }, task.instruction, new Map()) };
+      if (!page.ok) throw new EdgegymError("internal", page.error);
+      return [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: page.value.text },
+      ];
+    },
     // The last turn only: the page in the tool response holds the instruction and (see `run`) the
     // options chosen. A turn with a bad call is appended, so that the model sees its error.
     replaceContext: (appended, _ctx, turn) =>
@@ -110,7 +132,7 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
     // A text with no command and no tool call is a final answer (edgegym/v1): it ends the episode unbought.
     finish: () => ({ reward: 0, components: {}, info: { purchased: false } }),
     expert: async ({ state, task, runtime }) => {
-      const r = await expertCommand(PageState.parse(state), task, await source.store(runtime));
+      const r = await expertCommand(PageState.parse(state), task, await source.store(runtime), view.ids);
       if (!r.ok) throw new EdgegymError("internal", r.error);
       return { content: formatHermesCall("env_step", { command: r.value }) };
     },
@@ -118,7 +140,7 @@ function createWebshopEnv(name: string, description: string, source: WebshopSour
 }
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "300 products named by made-up words, at most one option each, 5 results a search",
+  1: "300 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5",
   2: "1,000 products named by made-up words, at most one option each, 10 results a search",
 };
 
@@ -139,6 +161,7 @@ export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environme
       : `${description} Level ${level} of ${WEBSHOP_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
     builtinSource(config.catalogSize, level),
     config,
+    WEBSHOP_LEVEL_CATALOG[level] ?? WEBSHOP_VIEW,
   );
 }
 

@@ -35,10 +35,16 @@ export type Available = {
   clickables: string[];
 };
 
+/**
+ * How a results page names its products: by the product's id (WebShop's asin, or a word below the top
+ * level), or by its rank among the search's results, 1 first, as web agents' element ids do.
+ */
+export type ResultIds = "product" | "rank";
+
 /** A rendered page: WebShop's simple text mode (visible texts joined with ` [SEP] `) and its actions. */
 export type Page = Available & {
   text: string;
-  /** Product index behind each clickable asin (lowercased) on a results page. */
+  /** Product index behind each clickable id (an asin or word, lowercased, or a rank) on a results page. */
   asins: Map<string, number>;
   /** Option name behind each clickable value on an item page (the last option holding it wins, as in WebShop's dict). */
   optionOf: Map<string, string>;
@@ -57,13 +63,14 @@ export function pageHits(state: { page: number; hits: readonly number[] }): numb
 
 /**
  * Renders a page. `products` holds what the page shows: the current results page's products, or the
- * item. `reward` is shown on the done page.
+ * item. `reward` is shown on the done page; `ids` says how results are named.
  */
 export function renderPage(
   state: PageState,
   instruction: string,
   products: ReadonlyMap<number, Product>,
   reward = 0,
+  ids: ResultIds = "product",
 ): Page {
   const header = ["Instruction:", instruction, "Back to Search"];
   const empty = { asins: new Map<string, number>(), optionOf: new Map<string, string>() };
@@ -83,12 +90,13 @@ export function renderPage(
         clickables: [],
       };
     case "results": {
-      const shown = pageHits(state).flatMap((i) => {
+      const first = (state.page - 1) * PRODUCT_WINDOW + 1;
+      const shown = pageHits(state).flatMap((i, k) => {
         const p = products.get(i);
-        return p ? [{ i, p }] : [];
+        return p ? [{ i, p, id: ids === "rank" ? String(first + k) : p.asin }] : [];
       });
       const nav = state.page > 1 ? ["< Prev", "Next >"] : ["Next >"];
-      const asins = new Map(shown.map(({ i, p }) => [p.asin.toLowerCase(), i]));
+      const asins = new Map(shown.map(({ i, id }) => [id.toLowerCase(), i]));
       return {
         ...empty,
         asins,
@@ -96,7 +104,7 @@ export function renderPage(
           ...header,
           `Page ${state.page} (Total results: ${state.hits.length})`,
           ...nav,
-          ...shown.flatMap(({ p }) => [p.asin, p.title, priceTag(p.pricing)]),
+          ...shown.flatMap(({ p, id }) => [id, p.title, priceTag(p.pricing)]),
         ]),
         has_search_bar: false,
         clickables: ["back to search", ...nav.map((n) => n.toLowerCase()), ...asins.keys()],

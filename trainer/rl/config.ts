@@ -90,6 +90,12 @@ export const TrainFields = z.strictObject({
   valueClip: z.number().positive().default(0.2),
   /** Normalise per-step process rewards PRIME-style (leave-one-out in the group). */
   processRewardNorm: z.enum(["none", "prime"]).default("none"),
+  /**
+   * What the update learns from: the env's step rewards (`env`), or only its success verdict (`success`):
+   * 1 on the last step of an episode the env marks successful, 0 on every other step. For envs whose
+   * reward gives partial credit (webshop's score) while success asks for all of it.
+   */
+  rewardFrom: z.enum(["env", "success"]).default("env"),
   /** Render the manifest's tools into prompts (long; off for the byte-level policies). */
   renderTools: z.boolean().default(false),
   /** Save a checkpoint every this many iterations (and always at the end). */

@@ -41,6 +41,32 @@ describe("computeTargets", () => {
     });
   });
 
+  it("rewardFrom success: learns from the success verdict alone, not from partial credit", () => {
+    // One group of three one-step episodes with env rewards 0.6 (partial credit: bought, not all of it
+    // right), 0 and 1; only the last is a success.
+    const partial = buildBatch(
+      [0.6, 0, 1].map((reward, e) =>
+        trajectory([stepRecord({ episode: e, reward, done: true })], { success: reward === 1 }),
+      ),
+      0,
+    );
+    const scores = (): Scores => ({ logprobs: partial.mask.map((r) => r.map(() => 0)) });
+    const cfg = TrainConfig.parse({ algorithm: "grpo", rewardFrom: "success", negativeAdvantageWeight: 1 });
+    // Success: s = [0, 0, 1], mean 1/3, unbiased std √((1/9 + 1/9 + 4/9)/2) = √(1/3) = 0.5773503,
+    // a = (s − 1/3)/(√(1/3) + 1e-6) = −0.5773493, −0.5773493, 1.1546986: the partial credit is pushed down.
+    const sd = Math.sqrt(1 / 3) + 1e-6;
+    const success = computeTargets(partial, scores(), cfg, "grpo");
+    [-1 / 3 / sd, -1 / 3 / sd, 2 / 3 / sd].forEach((a, r) => {
+      expect(success.advantages[r]?.[2]).toBeCloseTo(a, 5);
+    });
+    // Env rewards: s = [0.6, 0, 1], mean 1.6/3 = 0.5333333, deviations 0.0666667, −0.5333333, 0.4666667,
+    // unbiased variance (0.0044444 + 0.2844444 + 0.2177778)/2 = 0.2533333, std 0.5033223: the partial
+    // credit is pulled up, a = 0.0666667/(0.5033223 + 1e-6) = 0.1324532.
+    const env = computeTargets(partial, scores(), { ...cfg, rewardFrom: "env" }, "grpo");
+    expect(env.advantages[0]?.[2]).toBeCloseTo((0.6 - 1.6 / 3) / (Math.sqrt(0.76 / 3) + 1e-6), 5);
+    expect(env.advantages[0]?.[2]).toBeCloseTo(0.1324532, 5);
+  });
+
   it("StepPO: step advantages whitened over the tokens, value targets at each step's last prompt token", () => {
     const cfg = TrainConfig.parse({ algorithm: "steppo" });
     const t = computeTargets(batch, zeros(), cfg, "steppo");

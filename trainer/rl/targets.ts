@@ -22,7 +22,7 @@ export type Targets = { advantages: number[][]; valueTargets: number[][]; valueM
 
 export type TargetSettings = Pick<
   TrainConfig,
-  "processRewardNorm" | "klCoef" | "klMode" | "gamma" | "lambda" | "negativeAdvantageWeight"
+  "processRewardNorm" | "rewardFrom" | "klCoef" | "klMode" | "gamma" | "lambda" | "negativeAdvantageWeight"
 >;
 
 /**
@@ -62,9 +62,10 @@ export function computeTargets(
 }
 
 /**
- * Per-token rewards [E, flatWidth]: each step's env reward at its last response token (PRIME-normalised
- * within the group first, with `processRewardNorm: prime`), minus β·KL to the reference per token when
- * the KL is a reward penalty.
+ * Per-token rewards [E, flatWidth]: each step's env reward (or with `rewardFrom: success`, 1 on the last
+ * step of a successful episode and 0 elsewhere) at its last response token (PRIME-normalised within the
+ * group first, with `processRewardNorm: prime`), minus β·KL to the reference per token when the KL is a
+ * reward penalty.
  */
 function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings, mask: tf.Tensor2D) {
   const stepEnds = batch.episodes.map((e) =>
@@ -74,10 +75,10 @@ function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings,
       return (e.offsetOfStep[k] as number) + span.length - 1;
     }),
   );
+  const rewardOf = (t: TrainBatch["episodes"][number]["trajectory"], k: number) =>
+    cfg.rewardFrom === "success" ? Number(t.success && k === t.steps.length - 1) : (t.steps[k]?.reward ?? 0);
   let stepRewards = tf.tensor2d(
-    batch.episodes.map((e) =>
-      Array.from({ length: batch.maxSteps }, (_, k) => e.trajectory.steps[k]?.reward ?? 0),
-    ),
+    batch.episodes.map((e) => Array.from({ length: batch.maxSteps }, (_, k) => rewardOf(e.trajectory, k))),
   );
   if (cfg.processRewardNorm === "prime") {
     const stepMask = tf.tensor2d(stepEnds.map((row) => row.map((t) => (t >= 0 ? 1 : 0))));

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { parseHermesCalls } from "../../shared/tool-calls.js";
+import { openLocalDb } from "../data/local-db.js";
+import { generateSecrets } from "../kit/index.js";
+import { builtinSource } from "./catalog.js";
+import type { Goal } from "./goal.js";
+import { createWebshop } from "./index.js";
+import { priceTag } from "./product.js";
+
+const runtime = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: await openLocalDb(":memory:") } };
+const source = builtinSource(300, 1);
+const store = await source.store(runtime);
+const l1 = createWebshop({ level: 1 });
+
+/** The products a search for goal `index`'s instruction shows, best first, as level 1 opens on them. */
+async function opened(split: string, index: number) {
+  const goal = (await source.tasks.get(split, index, runtime)) as Goal;
+  const hits = await store.search(goal.instruction.toLowerCase());
+  if (!hits.ok) throw new Error(hits.error);
+  const shown = await store.products(hits.value);
+  if (!shown.ok) throw new Error(shown.error);
+  return { goal, shown: shown.value.map((s) => s.product) };
+}
+
+/** The command of the expert's one tool call. */
+function command(content: string): unknown {
+  const call = parseHermesCalls(content)[0];
+  return call?.ok ? (call.arguments as { command?: unknown }).command : undefined;
+}
+
+describe("webshop level 1", () => {
+  it("opens on the results of a search for the instruction, numbered 1 to 5, and click[k] opens the k-th", async () => {
+    const { goal, shown } = await opened("train", 0);
+    expect(shown).toHaveLength(5);
+    const started = await l1.startSession({ split: "train", index: 0 }, runtime);
+    const page = started.observation.messages.at(-1)?.content;
+    // The results page of WebShop's text mode, with ranks where the product ids were.
+    const listed = shown.flatMap((p, k) => [String(k + 1), p.title, priceTag(p.pricing)]).join(" [SEP] ");
+    expect(page).toBe(
+      `Instruction: [SEP] ${goal.instruction} [SEP] Back to Search [SEP] Page 1 (Total results: 5) [SEP] Next > [SEP] ${listed}`,
+    );
+    for (const k of [1, 3, 5]) {
+      const r = await l1.step({ session: started.session, action: { content: `click[${k}]` } }, runtime);
+      expect(r.info.valid_action).toBe(true);
+      expect(r.observation.messages.at(-1)?.content).toContain(` [SEP] ${shown[k - 1]?.title} [SEP] Price: `);
+    }
+    // A product's own id is not a button here, nor is a rank past the page.
+    for (const id of [shown[0]?.asin ?? "", "6", "0"]) {
+      const r = await l1.step({ session: started.session, action: { content: `click[${id}]` } }, runtime);
+      expect(r.info.valid_action, id).toBe(false);
+    }
+  });
+
+  it("has its expert open the first result priced under the bound, by its number", async () => {
+    let numbered = 0;
+    for (let i = 0; i < 20; i++) {
+      const { goal, shown } = await opened("train", i);
+      const { session } = await l1.startSession({ split: "train", index: i }, runtime);
+      const first = command((await l1.expert(session, runtime)).action.content ?? "");
+      const affordable = shown.findIndex((p) => (p.pricing[0] ?? 100) <= goal.priceUpper);
+      expect(first, `train ${i}`).toBe(`click[${Math.max(affordable, 0) + 1}]`);
+      if (affordable > 0) numbered++;
+    }
+    // Not always the first result: the choice depends on the prices the page shows.
+    expect(numbered).toBeGreaterThan(0);
+  });
+
+  it("leaves level 2 as it was: it opens on the search page and names products by their ids", async () => {
+    const l2 = createWebshop({ level: 2 });
+    const started = await l2.startSession({ split: "train", index: 0 }, runtime);
+    expect(started.observation.messages.at(-1)?.content).toMatch(
+      /^WebShop \[SEP\] Instruction: \[SEP\] .* \[SEP\] Search$/,
+    );
+    const { action } = await l2.expert(started.session, runtime);
+    expect(command(action.content ?? "")).toMatch(/^search\[/);
+  });
+});
