@@ -1,7 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import type { CatalogStore } from "./catalog-store.js";
 import { type Goal, goalOptionValues } from "./goal.js";
-import { type PageState, PRODUCT_WINDOW, pageHits, type ResultIds } from "./pages.js";
+import { type PageState, pageHits, type ResultIds, resultId } from "./pages.js";
 import type { Product } from "./product.js";
 
 /**
@@ -41,6 +41,5 @@ export async function expertCommand(
   if (!shown.ok) return shown;
   const pick = shown.value.find((h) => shownPrice(h.product) <= goal.priceUpper) ?? shown.value[0];
   if (pick === undefined) return { ok: true, value: `search[${goal.instruction}]` };
-  const rank = (state.page - 1) * PRODUCT_WINDOW + hits.indexOf(pick.index) + 1;
-  return { ok: true, value: `click[${ids === "rank" ? rank : pick.product.asin}]` };
+  return { ok: true, value: `click[${resultId(state, hits.indexOf(pick.index), pick.product, ids)}]` };
 }

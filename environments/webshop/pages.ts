@@ -41,6 +41,11 @@ export type Available = {
  */
 export type ResultIds = "product" | "rank";
 
+/** The id a results page shows for its `k`-th product (from 0): the product's own, or its rank in the search. */
+export function resultId(state: { page: number }, k: number, product: Product, ids: ResultIds): string {
+  return ids === "rank" ? String((state.page - 1) * PRODUCT_WINDOW + k + 1) : product.asin;
+}
+
 /** A rendered page: WebShop's simple text mode (visible texts joined with ` [SEP] `) and its actions. */
 export type Page = Available & {
   text: string;
@@ -90,10 +95,9 @@ export function renderPage(
         clickables: [],
       };
     case "results": {
-      const first = (state.page - 1) * PRODUCT_WINDOW + 1;
       const shown = pageHits(state).flatMap((i, k) => {
         const p = products.get(i);
-        return p ? [{ i, p, id: ids === "rank" ? String(first + k) : p.asin }] : [];
+        return p ? [{ i, p, id: resultId(state, k, p, ids) }] : [];
       });
       const nav = state.page > 1 ? ["< Prev", "Next >"] : ["Next >"];
       const asins = new Map(shown.map(({ i, id }) => [id.toLowerCase(), i]));

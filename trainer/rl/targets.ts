@@ -9,6 +9,7 @@ import {
   primeNormalise,
   weighNegativeAdvantages,
 } from "../algos/index.js";
+import type { Trajectory } from "../rollout/types.js";
 import { fromFlat, type TrainBatch, toFlat } from "./batch.js";
 import type { TrainConfig } from "./config.js";
 import type { Scores } from "./score.js";
@@ -75,7 +76,7 @@ function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings,
       return (e.offsetOfStep[k] as number) + span.length - 1;
     }),
   );
-  const rewardOf = (t: TrainBatch["episodes"][number]["trajectory"], k: number) =>
+  const rewardOf = (t: Trajectory, k: number) =>
     cfg.rewardFrom === "success" ? Number(t.success && k === t.steps.length - 1) : (t.steps[k]?.reward ?? 0);
   let stepRewards = tf.tensor2d(
     batch.episodes.map((e) => Array.from({ length: batch.maxSteps }, (_, k) => rewardOf(e.trajectory, k))),
