@@ -1,7 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import type { CatalogStore } from "./catalog-store.js";
 import type { Goal } from "./goal.js";
-import { type Page, type PageState, pageHits, type ResultIds, renderPage } from "./pages.js";
+import { type Page, type PageIds, type PageState, pageHits, renderPage } from "./pages.js";
 import type { Product } from "./product.js";
 import { type WebshopReward, webshopReward } from "./reward.js";
 
@@ -26,12 +26,12 @@ function shownIndexes(state: PageState): number[] {
   return [];
 }
 
-/** Renders the page for `state`, fetching the products it shows; `ids` names the results. */
+/** Renders the page for `state`, fetching the products it shows; `ids` names its results and options. */
 export async function showPage(
   state: PageState,
   goal: Goal,
   store: CatalogStore,
-  ids: ResultIds = "product",
+  ids: PageIds = "product",
 ): Promise<Result<Page>> {
   const found = await store.products(shownIndexes(state));
   if (!found.ok) return found;
@@ -87,8 +87,8 @@ function clickTarget(state: PageState, arg: string, page: Page): PageState | "bu
     if (arg === "< prev") return { p: "results", q: state.q, page: state.page, hits: state.hits };
     if (arg === "description" || arg === "features" || arg === "reviews")
       return { ...state, p: "sub", sub: arg };
-    const name = page.optionOf.get(arg);
-    return name === undefined ? state : { ...state, opts: { ...state.opts, [name]: arg } };
+    const option = page.optionOf.get(arg);
+    return option === undefined ? state : { ...state, opts: { ...state.opts, [option.name]: option.value } };
   }
   return state;
 }
@@ -103,7 +103,7 @@ export async function browse(
   state: PageState,
   goal: Goal,
   store: CatalogStore,
-  ids: ResultIds = "product",
+  ids: PageIds = "product",
 ): Promise<Result<Browsed>> {
   const action = parseAction(command.trim());
   if (action?.name === "search" && state.p !== "done") {

@@ -1,7 +1,7 @@
 import type { Result } from "../../shared/result.js";
 import type { CatalogStore } from "./catalog-store.js";
 import { type Goal, goalOptionValues } from "./goal.js";
-import { type PageState, pageHits, type ResultIds, resultId } from "./pages.js";
+import { optionButtons, type PageIds, type PageState, pageHits, resultId } from "./pages.js";
 import type { Product } from "./product.js";
 
 /**
@@ -16,13 +16,13 @@ const shownPrice = (p: Product) => p.pricing[0] ?? 100;
  * shown price is under the instruction's bound (the first result when none is), clicks each option the
  * instruction names that the product offers, and buys. It never uses the goal's hidden product, so a
  * policy can learn every command it sends; it buys a reward-1 product on about 85% of webshop-l1's
- * train goals (docs/environments.md). It clicks a result by the id `ids` gives it.
+ * train goals (docs/environments.md). It clicks a result and an option by the id `ids` gives it.
  */
 export async function expertCommand(
   state: PageState,
   goal: Goal,
   store: CatalogStore,
-  ids: ResultIds = "product",
+  ids: PageIds = "product",
 ): Promise<Result<string>> {
   if (state.p === "start" || state.p === "done") return { ok: true, value: `search[${goal.instruction}]` };
   if (state.p === "sub") return { ok: true, value: "click[< prev]" };
@@ -30,10 +30,13 @@ export async function expertCommand(
   if (state.p === "item") {
     const found = await store.products([state.item]);
     if (!found.ok) return found;
-    const offered = new Set(Object.values(found.value[0]?.product.options ?? {}).flat());
+    const item = found.value[0]?.product;
+    const offered = item ? optionButtons(item, ids) : [];
     const chosen = new Set(Object.values(state.opts));
-    const next = goalOptionValues(goal).find((v) => offered.has(v) && !chosen.has(v));
-    return { ok: true, value: next === undefined ? "click[buy now]" : `click[${next}]` };
+    const next = goalOptionValues(goal)
+      .filter((v) => !chosen.has(v))
+      .flatMap((v) => offered.filter((b) => b.value === v))[0];
+    return { ok: true, value: next === undefined ? "click[buy now]" : `click[${next.id}]` };
   }
 
   const hits = pageHits(state);

@@ -2,7 +2,7 @@ import { hashString, type Rng, rng } from "../../shared/random.js";
 import { syllableWord } from "../kit/syllable-word.js";
 import { ADJECTIVES, BRANDS, KINDS, type Kind } from "./catalog-data.js";
 import { type Annotation, type Goal, optionCombinations, syntheticGoals } from "./goal.js";
-import type { ResultIds } from "./pages.js";
+import type { PageIds } from "./pages.js";
 import { fixedPrice, type Product } from "./product.js";
 
 /** Identity of the generator: part of the built-in catalog's hash and the env's content hash. */
@@ -100,10 +100,10 @@ const catalogs = new Map<string, Product[]>();
 
 /**
  * Difficulty levels, easiest first: 1: 300 products, each with at most one option, the episode opening
- * on the results of a search for the instruction, its best 5 numbered 1 to 5 (one page); 2: 1,000
- * products, at most one option, a search showing its best 10 (one page); 3: 1,000 products with all
- * their options and WebShop's 50 results over 5 pages (the `webshop` env's tasks since
- * webshop-builtin/1). Levels below the top keep every draw of the top level's products and drop the
+ * on the results of a search for the instruction, its best 5 numbered 1 to 5 (one page), an item's
+ * option values lettered a, b, … (since 1.5.0); 2: 1,000 products, at most one option, a search
+ * showing its best 10 (one page); 3: 1,000 products with all their options and WebShop's 50 results
+ * over 5 pages (the `webshop` env's tasks since webshop-builtin/1). Levels below the top keep every draw of the top level's products and drop the
  * options after the first, so the top level is exactly as before levels existed.
  */
 export const WEBSHOP_LEVELS = 3;
@@ -116,8 +116,8 @@ export type WebshopLevel = {
   maxOptions: number;
   /** Results a search shows. */
   results: number;
-  /** How a results page names its products (`renderPage`). */
-  ids: ResultIds;
+  /** How a page names its results and option values (`renderPage`). */
+  ids: PageIds;
   /** Whether an episode opens on the results of a search for the instruction, not on the search page. */
   opensOnResults: boolean;
 };

@@ -16,7 +16,7 @@ import {
 import { expertCommand } from "./expert.js";
 import { WEBSHOP_LEVEL_CATALOG, WEBSHOP_LEVELS } from "./generator.js";
 import type { Goal } from "./goal.js";
-import { PageState, type ResultIds, renderPage } from "./pages.js";
+import { type PageIds, PageState, renderPage } from "./pages.js";
 
 export type WebshopConfig = {
   /** Products in the built-in generated catalog (ignored by `webshop-real`). */
@@ -48,8 +48,8 @@ function commandIn(content: string): string | undefined {
   return [...content.matchAll(/(?:search|click)\[[^\n]*\]/g)].at(-1)?.[0];
 }
 
-/** How a level's episodes start and name their results; the top level's and the imported envs' is WebShop's. */
-type View = { ids: ResultIds; opensOnResults: boolean };
+/** How a level's episodes start and name their results and options; the top level's and the imported envs' is WebShop's. */
+type View = { ids: PageIds; opensOnResults: boolean };
 const WEBSHOP_VIEW: View = { ids: "product", opensOnResults: false };
 
 function createWebshopEnv(
@@ -61,7 +61,7 @@ function createWebshopEnv(
 ) {
   return defineEnvironment<Goal, PageState, WebshopConfig>({
     name,
-    version: "1.4.0",
+    version: "1.5.0",
     description,
     tools: {
       env_step: {
@@ -140,7 +140,7 @@ function createWebshopEnv(
 }
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "300 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5",
+  1: "300 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are lettered a, b, …",
   2: "1,000 products named by made-up words, at most one option each, 10 results a search",
 };
 

@@ -3,7 +3,7 @@ import { parseHermesCalls } from "../../shared/tool-calls.js";
 import { openLocalDb } from "../data/local-db.js";
 import { generateSecrets } from "../kit/index.js";
 import { builtinSource } from "./catalog.js";
-import type { Goal } from "./goal.js";
+import { type Goal, goalOptionValues } from "./goal.js";
 import { createWebshop } from "./index.js";
 import { priceTag } from "./product.js";
 
@@ -63,6 +63,38 @@ describe("webshop level 1", () => {
     }
     // Not always the first result: the choice depends on the prices the page shows.
     expect(numbered).toBeGreaterThan(0);
+  });
+
+  it("letters an item's option values a, b, …; click[b] chooses the second, and the expert clicks the goal's by its letter", async () => {
+    let checked = 0;
+    for (let i = 0; i < 30; i++) {
+      const { goal, shown } = await opened("train", i);
+      const [name, values = []] = Object.entries(shown[0]?.options ?? {})[0] ?? [];
+      const wanted = goalOptionValues(goal).find((v) => values.includes(v));
+      if (name === undefined || values.length < 2 || wanted === undefined) continue;
+      const started = await l1.startSession({ split: "train", index: i }, runtime);
+      const item = await l1.step({ session: started.session, action: { content: "click[1]" } }, runtime);
+      // WebShop lists an option's name, then its values; level 1 puts a letter before each value.
+      const listed = values.flatMap((v, k) => [String.fromCharCode(97 + k), v]).join(" [SEP] ");
+      expect(item.observation.messages.at(-1)?.content).toContain(
+        ` [SEP] < Prev [SEP] ${name} [SEP] ${listed} [SEP] `,
+      );
+
+      const second = await l1.step({ session: item.session, action: { content: "click[b]" } }, runtime);
+      expect(second.info.valid_action).toBe(true);
+      expect(second.observation.messages.at(-1)?.content).toContain(` [SEP] Chosen: ${values[1]}\n`);
+      // A value is not a button here: its letter is.
+      const byValue = await l1.step(
+        { session: item.session, action: { content: `click[${values[1]}]` } },
+        runtime,
+      );
+      expect(byValue.info.valid_action).toBe(false);
+
+      const expert = command((await l1.expert(item.session, runtime)).action.content ?? "");
+      expect(expert).toBe(`click[${String.fromCharCode(97 + values.indexOf(wanted))}]`);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(3);
   });
 
   it("leaves level 2 as it was: it opens on the search page and names products by their ids", async () => {

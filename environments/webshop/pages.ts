@@ -36,14 +36,35 @@ export type Available = {
 };
 
 /**
- * How a results page names its products: by the product's id (WebShop's asin, or a word below the top
- * level), or by its rank among the search's results, 1 first, as web agents' element ids do.
+ * How a page names what it lists, as `click[...]` takes it. `product`: WebShop's own names, a result by
+ * its product's id (an asin, or a word below the top level) and an option by its value. `rank`: by
+ * position, as web agents' element ids do: results by their rank in the search, 1 first, and an item's
+ * option values by letters, a first.
  */
-export type ResultIds = "product" | "rank";
+export type PageIds = "product" | "rank";
 
 /** The id a results page shows for its `k`-th product (from 0): the product's own, or its rank in the search. */
-export function resultId(state: { page: number }, k: number, product: Product, ids: ResultIds): string {
+export function resultId(state: { page: number }, k: number, product: Product, ids: PageIds): string {
   return ids === "rank" ? String((state.page - 1) * PRODUCT_WINDOW + k + 1) : product.asin;
+}
+
+/** Letters for a position from 0: a … z, then aa, ab, … (bijective base 26), so no two positions share one. */
+function letters(k: number): string {
+  const head = Math.floor(k / 26);
+  return (head > 0 ? letters(head - 1) : "") + String.fromCharCode(97 + (k % 26));
+}
+
+/** One option value on an item page: the id that clicks it, and the option it sets. */
+export type OptionButton = { id: string; name: string; value: string };
+
+/**
+ * An item page's option values in page order, each with its id: the value itself, or its letter among
+ * all the item's values.
+ */
+export function optionButtons(product: Product, ids: PageIds): OptionButton[] {
+  return Object.entries(product.options)
+    .flatMap(([name, values]) => values.map((value) => ({ name, value })))
+    .map((o, k) => ({ ...o, id: ids === "rank" ? letters(k) : o.value }));
 }
 
 /** A rendered page: WebShop's simple text mode (visible texts joined with ` [SEP] `) and its actions. */
@@ -51,8 +72,8 @@ export type Page = Available & {
   text: string;
   /** Product index behind each clickable id (an asin or word, lowercased, or a rank) on a results page. */
   asins: Map<string, number>;
-  /** Option name behind each clickable value on an item page (the last option holding it wins, as in WebShop's dict). */
-  optionOf: Map<string, string>;
+  /** Option value behind each clickable option id on an item page (the last holding an id wins, as in WebShop's dict). */
+  optionOf: Map<string, OptionButton>;
 };
 
 const join = (parts: readonly string[]) =>
@@ -68,17 +89,17 @@ export function pageHits(state: { page: number; hits: readonly number[] }): numb
 
 /**
  * Renders a page. `products` holds what the page shows: the current results page's products, or the
- * item. `reward` is shown on the done page; `ids` says how results are named.
+ * item. `reward` is shown on the done page; `ids` says how results and option values are named.
  */
 export function renderPage(
   state: PageState,
   instruction: string,
   products: ReadonlyMap<number, Product>,
   reward = 0,
-  ids: ResultIds = "product",
+  ids: PageIds = "product",
 ): Page {
   const header = ["Instruction:", instruction, "Back to Search"];
-  const empty = { asins: new Map<string, number>(), optionOf: new Map<string, string>() };
+  const empty = { asins: new Map<string, number>(), optionOf: new Map<string, OptionButton>() };
   switch (state.p) {
     case "start":
       return {
@@ -132,15 +153,20 @@ export function renderPage(
           clickables: ["back to search", "< prev"],
         };
       }
-      const options = Object.entries(p.options);
-      const optionOf = new Map(options.flatMap(([name, values]) => values.map((v) => [v, name] as const)));
+      const buttons = optionButtons(p, ids);
+      const optionOf = new Map(buttons.map((b) => [b.id, b]));
       return {
         ...empty,
         optionOf,
         text: join([
           ...header,
           "< Prev",
-          ...options.flatMap(([name, values]) => [name, ...values]),
+          ...Object.keys(p.options).flatMap((name) => [
+            name,
+            ...buttons
+              .filter((b) => b.name === name)
+              .flatMap((b) => (ids === "rank" ? [b.id, b.value] : [b.value])),
+          ]),
           p.title,
           `Price: ${priceTag(p.pricing)}`,
           `Rating: ${p.rating}`,

@@ -9,7 +9,16 @@ import { loadTokenizer } from "../tokenizer/load-tokenizer.js";
 import { baseDir, listRecipes, loadRecipe } from "./recipe.js";
 
 /** Envs with built-in tasks, played in-process; the GSM8K recipe's env needs its dataset imported. */
-const PROCEDURAL = ["calculator", "calculator-l1", "search", "search-l1", "code", "code-l1", "webshop"];
+const PROCEDURAL = [
+  "calculator",
+  "calculator-l1",
+  "search",
+  "search-l1",
+  "code",
+  "code-l1",
+  "webshop",
+  "webshop-l1",
+];
 
 describe("recipes leave the expert room", () => {
   it("the expert's episodes fit every stage's maxSteps and the context, its actions maxNewTokens", async () => {
