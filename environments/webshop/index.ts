@@ -48,7 +48,10 @@ function commandIn(content: string): string | undefined {
   return [...content.matchAll(/(?:search|click)\[[^\n]*\]/g)].at(-1)?.[0];
 }
 
-/** How a level's episodes start and name their results and options; the top level's and the imported envs' is WebShop's. */
+/**
+ * How a level's episodes start and name their results and options; the top level's and the imported envs'
+ * is WebShop's.
+ */
 type View = { ids: PageIds; opensOnResults: boolean };
 const WEBSHOP_VIEW: View = { ids: "product", opensOnResults: false };
 

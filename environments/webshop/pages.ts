@@ -72,7 +72,10 @@ export type Page = Available & {
   text: string;
   /** Product index behind each clickable id (an asin or word, lowercased, or a rank) on a results page. */
   asins: Map<string, number>;
-  /** Option value behind each clickable option id on an item page (the last holding an id wins, as in WebShop's dict). */
+  /**
+   * Option value behind each clickable option id on an item page (the last holding an id wins, as in
+   * WebShop's dict).
+   */
   optionOf: Map<string, OptionButton>;
 };
 
