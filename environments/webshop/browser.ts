@@ -96,7 +96,7 @@ function clickTarget(state: PageState, arg: string, page: Page): PageState | "bu
 /**
  * One WebShop text-env step: `search[query]` on any page (a non-empty query), `click[x]` for a
  * clickable of the current page other than `search`. Anything else leaves the page as it is. `ids`
- * names the results.
+ * names the results and options.
  */
 export async function browse(
   command: string,
