@@ -1,9 +1,10 @@
 #!/bin/bash
 # Runs seeds of the webshop-l1 recipes one after the other. A seed's recipe is the committed one with its
-# rl.seed set. The first run trains the recipes' SFT stage; every later run adopts it with --reuse.
+# rl.seed set. The first run trains the recipes' SFT stage and every later run adopts it with --reuse;
+# REUSE=<run dir> makes every run adopt that run's SFT stage instead.
 # Usage: run.sh <out dir> <first port> "<method> <seed>"...   (method: grpo, steppo, rloo, reinforce-pp)
 out=$1; p=$2; shift 2
-first=""
+first=${REUSE:-}
 cd "$(dirname "$0")/../../../.."
 for pair in "$@"; do
   set -- $pair; m=$1; s=$2
