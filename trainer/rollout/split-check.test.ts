@@ -1,3 +1,6 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { err } from "../../shared/result.js";
 import { leaderboardName } from "../eval/eval-config.js";
@@ -50,6 +53,25 @@ describe("errors keep the context the env gave them", () => {
     // No backend line: the refusal came before tfjs was loaded and demonstrations were collected.
     expect(logged.filter((l) => l.startsWith("backend:"))).toEqual([]);
   });
+
+  it("sft with learnSteps past every demonstration's steps names them instead of training nothing", async () => {
+    // A calculator expert episode is 2 steps (0: the tool call, 1: the answer), so step 40 is in none.
+    const tiny = { dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 512 };
+    const out = await mkdtemp(join(tmpdir(), "edgegym-learn-steps-"));
+    const config = {
+      env: "local:calculator",
+      out,
+      episodes: 2,
+      backend: "cpu",
+      learnSteps: [40],
+      model: tiny,
+    };
+    const result = await runSft(SftConfig.parse(config), io);
+    expect(result).toEqual({
+      ok: false,
+      error: "no usable demonstration reaches learnSteps [40] (steps count from 0)",
+    });
+  }, 60_000);
 
   it("--model names the leaderboard entry of a checkpoint policy too", () => {
     expect(leaderboardName({ policy: "runs/x/checkpoints/final", model: "tiny-grpo" })).toBe("tiny-grpo");

@@ -29,6 +29,11 @@ export const SftConfig = z.strictObject({
   workers: z.number().int().positive().default(1),
   /** Client-side cap on an expert episode's steps. */
   maxSteps: z.number().int().positive().default(6),
+  /**
+   * Steps of each demonstration to learn (indexes from 0, e.g. `[1]`); unset learns every step. Rows
+   * that hold none of them are not trained on, so a hard decision can be drilled on its own rows.
+   */
+  learnSteps: z.array(z.number().int().nonnegative()).min(1).optional(),
   renderTools: z.boolean().default(false),
   /** Shape of a fresh model (see `edgegym train`). */
   model: ModelShape,

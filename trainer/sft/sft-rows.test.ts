@@ -43,4 +43,17 @@ describe("sftRows", () => {
       ],
     });
   });
+
+  it("learns only the steps in learnSteps and drops the rows that learn nothing", () => {
+    // Replace mode: three steps, three rows; learnSteps [1] keeps step 1's row only.
+    const replaced = episode([step([1], [2], 0), step([3], [4, 5], 1), step([6], [7], 2)]);
+    expect(sftRows([replaced], [1])).toEqual([{ tokens: [3, 4, 5], learn: [false, true, true] }]);
+    // Append mode: one row [1,2 | 3 | 4,5]; step 0's response (2) is context now, step 1's (4,5) learned.
+    const appended = episode([step([1], [2], 0), step([1, 2, 3], [4, 5], 1)]);
+    expect(sftRows([appended], [1])).toEqual([
+      { tokens: [1, 2, 3, 4, 5], learn: [false, false, false, true, true] },
+    ]);
+    // A step index no episode reaches leaves no row.
+    expect(sftRows([replaced, appended], [7])).toEqual([]);
+  });
 });

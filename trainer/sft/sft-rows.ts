@@ -10,12 +10,15 @@ export type SftRow = { tokens: number[]; learn: boolean[] };
  * previous step's prompt ++ response ++ observation (append mode), the previous step is already inside
  * it, so the episode's last sequence carries every response and the earlier rows would only repeat
  * its prefix. A step whose prompt was replaced starts a new row. Observation ids are never learned.
+ * With `learnSteps`, only the responses of those steps (indexes from 0) are learned, and a row that
+ * learns nothing is dropped: a drill on one decision costs only the rows that hold it.
  */
-export function sftRows(trajectories: readonly Trajectory[]): SftRow[] {
+export function sftRows(trajectories: readonly Trajectory[], learnSteps?: readonly number[]): SftRow[] {
   const rows: SftRow[] = [];
+  const learns = (k: number) => learnSteps === undefined || learnSteps.includes(k);
   for (const t of trajectories) {
     let row: SftRow | undefined;
-    for (const step of t.steps) {
+    for (const [k, step] of t.steps.entries()) {
       if (row && extendsPrefix(row.tokens, step)) {
         row.learn.push(...new Array<boolean>(step.promptIds.length - row.tokens.length).fill(false));
       } else {
@@ -23,11 +26,11 @@ export function sftRows(trajectories: readonly Trajectory[]): SftRow[] {
         row = { tokens: [...step.promptIds], learn: new Array<boolean>(step.promptIds.length).fill(false) };
       }
       row.tokens = [...step.promptIds, ...step.responseIds];
-      row.learn.push(...new Array<boolean>(step.responseIds.length).fill(true));
+      row.learn.push(...new Array<boolean>(step.responseIds.length).fill(learns(k)));
     }
     if (row) rows.push(row);
   }
-  return rows;
+  return rows.filter((r) => r.learn.includes(true));
 }
 
 /**

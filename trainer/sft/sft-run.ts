@@ -64,8 +64,15 @@ export async function runSft(
   io.log(
     `demos: ${solved.length} solved of ${demos.length} (${episodeMetrics(demos)["episode/infra_failures"]} failed)`,
   );
-  const rows = sftRows(solved).filter((r) => r.tokens.length - 1 <= model.config.contextLength);
-  if (rows.length === 0) return err("no usable demonstrations");
+  const rows = sftRows(solved, config.learnSteps).filter(
+    (r) => r.tokens.length - 1 <= model.config.contextLength,
+  );
+  if (rows.length === 0)
+    return err(
+      config.learnSteps
+        ? `no usable demonstration reaches learnSteps ${JSON.stringify(config.learnSteps)} (steps count from 0)`
+        : "no usable demonstrations",
+    );
   io.log(`sft rows: ${rows.length} (${rows.reduce((a, r) => a + r.tokens.length, 0)} tokens)`);
 
   const optimizer =
