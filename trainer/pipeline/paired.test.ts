@@ -10,8 +10,17 @@ describe("an evaluation's outcomes, task by task", () => {
     expect(evalOutcomes(episodes, hub(3, 2))).toEqual({ ok: true, value: "101" });
   });
 
+  it("records a task without a verified receipt as the failure it was played as", () => {
+    // Task 1 was cut by the step limit (no receipt, a failure for the hub); task 0 solved and verified.
+    expect(evalOutcomes(played(true, false), { ...hub(2, 1), verified: 1 })).toEqual({
+      ok: true,
+      value: "10",
+    });
+  });
+
   it("records nothing that could differ from the hub's count", () => {
     // A task without a verified receipt: the hub counted it failed whatever the episode said.
+    // Task 1 has no verified receipt and was played as a success: the hub counted 1, 2 were played.
     expect(evalOutcomes(played(true, true), { ...hub(2, 1), verified: 1 })).toMatchObject({ ok: false });
     expect(evalOutcomes(played(true, true), { ...hub(2, 2), rejected: 1 })).toMatchObject({ ok: false });
     // Two episodes of task 0 and none of task 1.

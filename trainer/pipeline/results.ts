@@ -148,8 +148,8 @@ task** compares the same tasks one by one, which is sharper when RL keeps most o
 d_i is the seeds' mean success on test task i minus SFT's, and its mean d̄ has the cluster-robust
 standard error sqrt(C/(C−1)·Σ_c S_c²)/n, S_c the sum of d_i − d̄ over the indices showing the policy
 task c (a repeated task is one greedy episode played again, so it counts once), over C distinct tasks. It needs every
-evaluation's task-by-task record (\`outcomes\` in state.json, written since 2026-11-27); "no task-by-task
-record" otherwise. Every seed is
+evaluation's task-by-task record (\`outcomes\` in state.json, written since 2026-11-27; a task cut without a
+receipt is a failure there, as in the hub's count); "no task-by-task record" otherwise. Every seed is
 listed on its own line with its run folder, unfinished ones with the stage they stopped in. The model
 size is read from the SFT checkpoint's config.json, or from the model config the run's job.log printed
 when that folder is gone (a run's record in docs/results/runs/ keeps its log, not its checkpoints). Learning curves (when the recipe had \`curve\`) are
