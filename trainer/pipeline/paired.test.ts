@@ -19,7 +19,6 @@ describe("an evaluation's outcomes, task by task", () => {
   });
 
   it("records nothing that could differ from the hub's count", () => {
-    // A task without a verified receipt: the hub counted it failed whatever the episode said.
     // Task 1 has no verified receipt and was played as a success: the hub counted 1, 2 were played.
     expect(evalOutcomes(played(true, true), { ...hub(2, 1), verified: 1 })).toMatchObject({ ok: false });
     expect(evalOutcomes(played(true, true), { ...hub(2, 2), rejected: 1 })).toMatchObject({ ok: false });
