@@ -73,6 +73,11 @@ export type Score = {
 export type EnvironmentDefinition<Task, State, Config> = {
   name: string;
   version: string;
+  /**
+   * Earlier versions whose tasks and first observations this version keeps (it changed only later
+   * steps), so that their runs' task-by-task records can still be grouped by task here.
+   */
+  sameTasksAs?: readonly string[];
   description: string;
   tools: Record<string, ToolDefinition<Task, State>>;
   /** Other names a tool answers to, e.g. `code_interpreter` for `run_javascript`. */

@@ -31,7 +31,7 @@ export async function expertCommand(
     const found = await store.products([state.item]);
     if (!found.ok) return found;
     const item = found.value[0]?.product;
-    const offered = item ? optionButtons(item, ids) : [];
+    const offered = item ? optionButtons(item, ids, goal.instruction) : [];
     const chosen = new Set(Object.values(state.opts));
     const next = goalOptionValues(goal)
       .filter((v) => !chosen.has(v))

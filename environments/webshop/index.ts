@@ -61,10 +61,11 @@ function createWebshopEnv(
   source: WebshopSource,
   config: WebshopConfig,
   view: View = WEBSHOP_VIEW,
+  version: { version: string; sameTasksAs?: readonly string[] } = { version: "1.5.0" },
 ) {
   return defineEnvironment<Goal, PageState, WebshopConfig>({
     name,
-    version: "1.5.0",
+    ...version,
     description,
     tools: {
       env_step: {
@@ -143,8 +144,17 @@ function createWebshopEnv(
 }
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "300 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are lettered a, b, …",
+  1: "300 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are lettered a, b, … in an order drawn per instruction",
   2: "1,000 products named by made-up words, at most one option each, 10 results a search",
+};
+
+/**
+ * Task versions below the top: webshop-l1 1.6.0 orders an item's option values per instruction, since at
+ * 1.5.0 (the product's own order) a policy learned the 240 train products' letters by heart. Its goals
+ * and first page are 1.5.0's.
+ */
+const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly string[] }> = {
+  1: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
 };
 
 /**
@@ -165,6 +175,7 @@ export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environme
     builtinSource(config.catalogSize, level),
     config,
     WEBSHOP_LEVEL_CATALOG[level] ?? WEBSHOP_VIEW,
+    LEVEL_VERSION[level],
   );
 }
 

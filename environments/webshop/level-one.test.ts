@@ -65,8 +65,9 @@ describe("webshop level 1", () => {
     expect(numbered).toBeGreaterThan(0);
   });
 
-  it("letters an item's option values a, b, …; click[b] chooses the second, and the expert clicks the goal's by its letter", async () => {
+  it("letters an item's option values a, b, … in an order drawn per instruction; click[b] chooses the second, and the expert clicks the goal's by its letter", async () => {
     let checked = 0;
+    let reordered = 0;
     for (let i = 0; i < 30; i++) {
       const { goal, shown } = await opened("train", i);
       const [name, values = []] = Object.entries(shown[0]?.options ?? {})[0] ?? [];
@@ -74,27 +75,37 @@ describe("webshop level 1", () => {
       if (name === undefined || values.length < 2 || wanted === undefined) continue;
       const started = await l1.startSession({ split: "train", index: i }, runtime);
       const item = await l1.step({ session: started.session, action: { content: "click[1]" } }, runtime);
+      const text = item.observation.messages.at(-1)?.content ?? "";
       // WebShop lists an option's name, then its values; level 1 puts a letter before each value.
-      const listed = values.flatMap((v, k) => [String.fromCharCode(97 + k), v]).join(" [SEP] ");
-      expect(item.observation.messages.at(-1)?.content).toContain(
-        ` [SEP] < Prev [SEP] ${name} [SEP] ${listed} [SEP] `,
-      );
+      const after = text.split(` [SEP] < Prev [SEP] ${name} [SEP] `)[1]?.split(" [SEP] ") ?? [];
+      const pairs = values.map((_, k) => [after[2 * k], after[2 * k + 1] ?? ""] as const);
+      expect(pairs.map(([letter]) => letter)).toEqual(values.map((_, k) => String.fromCharCode(97 + k)));
+      const listed = pairs.map(([, value]) => value);
+      expect([...listed].sort()).toEqual([...values].sort());
+      if (listed.some((v, k) => v !== values[k])) reordered++;
+
+      // The order holds for the episode: the page shown again lists the values as before.
+      const back = await l1.step({ session: item.session, action: { content: "click[< prev]" } }, runtime);
+      const again = await l1.step({ session: back.session, action: { content: "click[1]" } }, runtime);
+      expect(again.observation.messages.at(-1)?.content).toBe(text);
 
       const second = await l1.step({ session: item.session, action: { content: "click[b]" } }, runtime);
       expect(second.info.valid_action).toBe(true);
-      expect(second.observation.messages.at(-1)?.content).toContain(` [SEP] Chosen: ${values[1]}\n`);
+      expect(second.observation.messages.at(-1)?.content).toContain(` [SEP] Chosen: ${listed[1]}\n`);
       // A value is not a button here: its letter is.
       const byValue = await l1.step(
-        { session: item.session, action: { content: `click[${values[1]}]` } },
+        { session: item.session, action: { content: `click[${listed[1]}]` } },
         runtime,
       );
       expect(byValue.info.valid_action).toBe(false);
 
       const expert = command((await l1.expert(item.session, runtime)).action.content ?? "");
-      expect(expert).toBe(`click[${String.fromCharCode(97 + values.indexOf(wanted))}]`);
+      expect(expert).toBe(`click[${String.fromCharCode(97 + listed.indexOf(wanted))}]`);
       checked++;
     }
     expect(checked).toBeGreaterThan(3);
+    // Not the product's own order (sizes small to large, say), which a policy could learn instead of reading.
+    expect(reordered).toBeGreaterThan(0);
   });
 
   it("leaves level 2 as it was: it opens on the search page and names products by their ids", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hashString, rng } from "../../shared/random.js";
 import { type Product, priceTag, pyFloat } from "./product.js";
 
 /** WebShop's `PRODUCT_WINDOW`: products per results page. */
@@ -39,13 +40,28 @@ export type Available = {
  * How a page names what it lists, as `click[...]` takes it. `product`: WebShop's own names, a result by
  * its product's id (an asin, or a word below the top level) and an option by its value. `rank`: by
  * position, as web agents' element ids do: results by their rank in the search, 1 first, and an item's
- * option values by letters, a first.
+ * option values by letters, a first. `shuffled`: as `rank`, with each option's values in an order drawn
+ * from the instruction and the product, so that which letter holds a value must be read off the page:
+ * in the product's own order a policy learned a small catalog's letters by heart instead.
  */
-export type PageIds = "product" | "rank";
+export type PageIds = "product" | "rank" | "shuffled";
+
+const byPosition = (ids: PageIds) => ids !== "product";
 
 /** The id a results page shows for its `k`-th product (from 0): the product's own, or its rank in the search. */
 export function resultId(state: { page: number }, k: number, product: Product, ids: PageIds): string {
-  return ids === "rank" ? String((state.page - 1) * PRODUCT_WINDOW + k + 1) : product.asin;
+  return byPosition(ids) ? String((state.page - 1) * PRODUCT_WINDOW + k + 1) : product.asin;
+}
+
+/** `items` in a seeded order (Fisher–Yates). */
+function seededOrder<T>(items: readonly T[], seed: string): T[] {
+  const r = rng(hashString(seed));
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
 }
 
 /** Letters for a position from 0: a … z, then aa, ab, … (bijective base 26), so no two positions share one. */
@@ -59,12 +75,17 @@ export type OptionButton = { id: string; name: string; value: string };
 
 /**
  * An item page's option values in page order, each with its id: the value itself, or its letter among
- * all the item's values.
+ * all the item's values. `instruction` seeds the order of `shuffled` pages.
  */
-export function optionButtons(product: Product, ids: PageIds): OptionButton[] {
+export function optionButtons(product: Product, ids: PageIds, instruction: string): OptionButton[] {
   return Object.entries(product.options)
-    .flatMap(([name, values]) => values.map((value) => ({ name, value })))
-    .map((o, k) => ({ ...o, id: ids === "rank" ? letters(k) : o.value }));
+    .flatMap(([name, values]) =>
+      (ids === "shuffled" ? seededOrder(values, `${product.asin}/${instruction}`) : values).map((value) => ({
+        name,
+        value,
+      })),
+    )
+    .map((o, k) => ({ ...o, id: byPosition(ids) ? letters(k) : o.value }));
 }
 
 /** A rendered page: WebShop's simple text mode (visible texts joined with ` [SEP] `) and its actions. */
@@ -156,7 +177,7 @@ export function renderPage(
           clickables: ["back to search", "< prev"],
         };
       }
-      const buttons = optionButtons(p, ids);
+      const buttons = optionButtons(p, ids, instruction);
       const optionOf = new Map(buttons.map((b) => [b.id, b]));
       return {
         ...empty,
@@ -168,7 +189,7 @@ export function renderPage(
             name,
             ...buttons
               .filter((b) => b.name === name)
-              .flatMap((b) => (ids === "rank" ? [b.id, b.value] : [b.value])),
+              .flatMap((b) => (byPosition(ids) ? [b.id, b.value] : [b.value])),
           ]),
           p.title,
           `Price: ${priceTag(p.pricing)}`,

@@ -8,7 +8,7 @@ import { createModel } from "../model/create-model.js";
 import type { RunIO } from "../run/run-io.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { readCurve } from "./curve.js";
-import { curveEnvSpec, runCurveStage } from "./curve-stage.js";
+import { curveEnvSpec, runCurveStage, taskEnvSpec } from "./curve-stage.js";
 import type { JobState } from "./plan.js";
 import { parseRecipe } from "./recipe.js";
 
@@ -69,6 +69,18 @@ describe("the curve stage", () => {
     );
     expect(curveEnvSpec({ ...recipe, env: "someone/calculator@1.0.0" })).toBe(
       "hub://someone/calculator@1.0.0",
+    );
+  });
+
+  it("counts an earlier version's tasks on the built-in env only when it keeps them (sameTasksAs), and never plays them there", () => {
+    // webshop-l1 1.6.0 changed only the item page, so its tasks are 1.5.0's; 1.4.0's are not declared.
+    const at = (version: string) => ({ ...recipe, env: `edgegym/webshop-l1@${version}` });
+    expect(taskEnvSpec(at("1.6.0"))).toBe("local:webshop-l1");
+    expect(taskEnvSpec(at("1.5.0"))).toBe("local:webshop-l1");
+    expect(curveEnvSpec(at("1.5.0"))).toBe("hub://edgegym/webshop-l1@1.5.0");
+    expect(taskEnvSpec(at("1.4.0"))).toBe("hub://edgegym/webshop-l1@1.4.0");
+    expect(taskEnvSpec({ ...recipe, env: "someone/webshop-l1@1.5.0" })).toBe(
+      "hub://someone/webshop-l1@1.5.0",
     );
   });
 

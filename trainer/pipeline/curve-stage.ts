@@ -36,6 +36,19 @@ export function curveEnvSpec(recipe: Recipe): string {
   return `hub://${recipe.env}`;
 }
 
+/**
+ * The built-in env whose tasks are the recipe's, for counting and grouping them (never for playing
+ * them): as {@link curveEnvSpec}, and also when the recipe names an earlier version whose tasks and
+ * first observations the built-in keeps (its `sameTasksAs`).
+ */
+export function taskEnvSpec(recipe: Recipe): string {
+  const ref = parseEnvRef(recipe.env);
+  const builtin = ref?.owner === "edgegym" ? findBuiltin(ref.name) : undefined;
+  const same = ref ? (builtin?.definition.sameTasksAs?.includes(ref.version) ?? false) : false;
+  if (builtin && same && recipe.data.length === 0) return `local:${builtin.name}`;
+  return curveEnvSpec(recipe);
+}
+
 const exists = (path: string) =>
   access(path).then(
     () => true,

@@ -8,7 +8,7 @@ import { renderReport } from "../report/report.js";
 import { collectDemos } from "../rollout/demos.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { readCurve } from "./curve.js";
-import { curveEnvSpec } from "./curve-stage.js";
+import { taskEnvSpec } from "./curve-stage.js";
 import { distinctTasks, TRAIN_CHECKED } from "./distinct-tasks.js";
 import { evalSetting, type Group, poolSeeds, withPaired } from "./results-pool.js";
 import {
@@ -246,7 +246,7 @@ async function tasksLine(onEnv: readonly Group[], keys: Map<string, string[]>): 
   const settings = new Map(onEnv.flatMap((g) => g.runs.map((r) => [evalSetting(r), r.recipe])));
   for (const [setting, recipe] of settings) {
     const { split, n: count } = recipe.eval;
-    const spec = curveEnvSpec(recipe);
+    const spec = taskEnvSpec(recipe);
     const head = `Evaluated on ${split} tasks 0..${count - 1} (n = ${count} per policy)`;
     if (!spec.startsWith("local:")) {
       lines.push(`${head}; distinct tasks not counted (${spec} is not a built-in env at this version here).`);

@@ -3,7 +3,8 @@
 // mean NLL in nats, the share where the checkpoint's argmax is that letter, and how often it would
 // click each letter. A policy that ignores the page and spreads over an item's 2 to 5 values pays about
 // ln 3 ≈ 1.1 nats; one that reads pays ~0.
-// Usage: npx tsx docs/results/runs/webshop-l1-drill/letter-loss.ts <N> <checkpoint>...
+// Usage: [SPLIT=train] npx tsx docs/results/runs/webshop-l1-drill/letter-loss.ts <N> <checkpoint>...
+// (the goals of SPLIT, validation by default).
 import * as tf from "@tensorflow/tfjs-core";
 import { startBackend } from "../../../../trainer/backend/start-backend.js";
 import { loadCheckpoint } from "../../../../trainer/checkpoint/checkpoint.js";
@@ -22,7 +23,7 @@ for (const dir of checkpoints) {
   if (!loaded.ok) throw new Error(loaded.error);
   const { model, tokenizer } = loaded.value;
   const tasks = Array.from({ length: Number(n) }, (_, i) => i);
-  const opts = { split: "validation", tasks, maxSteps: 8, concurrency: 8, renderTools: false };
+  const opts = { split: process.env.SPLIT ?? "validation", tasks, maxSteps: 8, concurrency: 8, renderTools: false };
   const demos = await collectDemos(env.value.client, tokenizer, opts, env.value.manifest.tools);
   let nll = 0;
   let hit = 0;
