@@ -24,15 +24,21 @@ export type CurveStageOptions = {
   progress: (done: number, total: number) => void;
 };
 
+/** The built-in env a recipe names, with the version it asks for: ours, and needing no imported dataset. */
+function ownBuiltin(recipe: Recipe) {
+  const ref = parseEnvRef(recipe.env);
+  const builtin = ref?.owner === "edgegym" && recipe.data.length === 0 ? findBuiltin(ref.name) : undefined;
+  return ref && builtin ? { builtin, version: ref.version } : undefined;
+}
+
 /**
  * The env the curve plays on: the built-in env in-process when the hub env is one of ours at the
  * version this code serves and needs no imported dataset (no hub in the way of a plot); otherwise the
  * local hub's gateway, as training does.
  */
 export function curveEnvSpec(recipe: Recipe): string {
-  const ref = parseEnvRef(recipe.env);
-  const builtin = ref?.owner === "edgegym" ? findBuiltin(ref.name) : undefined;
-  if (builtin && builtin.version === ref?.version && recipe.data.length === 0) return `local:${builtin.name}`;
+  const own = ownBuiltin(recipe);
+  if (own && own.builtin.version === own.version) return `local:${own.builtin.name}`;
   return `hub://${recipe.env}`;
 }
 
@@ -42,10 +48,8 @@ export function curveEnvSpec(recipe: Recipe): string {
  * first observations the built-in keeps (its `sameTasksAs`).
  */
 export function taskEnvSpec(recipe: Recipe): string {
-  const ref = parseEnvRef(recipe.env);
-  const builtin = ref?.owner === "edgegym" ? findBuiltin(ref.name) : undefined;
-  const same = ref ? (builtin?.definition.sameTasksAs?.includes(ref.version) ?? false) : false;
-  if (builtin && same && recipe.data.length === 0) return `local:${builtin.name}`;
+  const own = ownBuiltin(recipe);
+  if (own?.builtin.definition.sameTasksAs?.includes(own.version)) return `local:${own.builtin.name}`;
   return curveEnvSpec(recipe);
 }
 
