@@ -101,7 +101,8 @@ const catalogs = new Map<string, Product[]>();
 /**
  * Difficulty levels, easiest first: 1: 300 products, each with at most one option, the episode opening
  * on the results of a search for the instruction, its best 5 numbered 1 to 5 (one page), an item's
- * option values lettered a, b, … (since 1.5.0) in an order drawn per instruction (since 1.6.0); 2:
+ * option values in an order drawn per instruction (since 1.6.0), each clicked as the instruction writes
+ * it, `size: small` (since 1.7.0; lettered a, b, … at 1.5.0 and 1.6.0); 2:
  * 1,000 products, at most one option, a search showing its best 10 (one page); 3: 1,000 products
  * with all their options and WebShop's 50 results over 5 pages (the `webshop` env's tasks since
  * webshop-builtin/1). Levels below the top keep every draw of the top level's products and drop the
@@ -125,7 +126,7 @@ export type WebshopLevel = {
 
 /** Each level below the top. */
 export const WEBSHOP_LEVEL_CATALOG: Record<number, WebshopLevel> = {
-  1: { size: 300, maxOptions: 1, results: 5, ids: "shuffled", opensOnResults: true },
+  1: { size: 300, maxOptions: 1, results: 5, ids: "named", opensOnResults: true },
   2: { size: 1000, maxOptions: 1, results: 10, ids: "product", opensOnResults: false },
 };
 

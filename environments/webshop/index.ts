@@ -149,12 +149,13 @@ const LEVEL_TEXT: Record<number, string> = {
 };
 
 /**
- * Task versions below the top: webshop-l1 1.6.0 orders an item's option values per instruction, since at
- * 1.5.0 (the product's own order) a policy learned the 240 train products' letters by heart. Its goals
- * and first page are 1.5.0's.
+ * Task versions below the top. webshop-l1 1.6.0 ordered an item's option values per instruction, since at
+ * 1.5.0 (the product's own order) a policy learned the 240 train products' letters by heart; 1.7.0 keeps
+ * that order and names a value's button as the instruction writes it (`size: small`) instead of by a
+ * letter, which no small policy learned to read. Goals and first page are 1.5.0's.
  */
 const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly string[] }> = {
-  1: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
+  1: { version: "1.7.0", sameTasksAs: ["1.5.0", "1.6.0"] },
 };
 
 /**

@@ -65,7 +65,7 @@ describe("webshop level 1", () => {
     expect(numbered).toBeGreaterThan(0);
   });
 
-  it("letters an item's option values a, b, … in an order drawn per instruction; click[b] chooses the second, and the expert clicks the goal's by its letter", async () => {
+  it("lists an item's option values in an order drawn per instruction; click[<option>: <value>] chooses one, and the expert clicks the goal's as the instruction writes it", async () => {
     let checked = 0;
     let reordered = 0;
     for (let i = 0; i < 30; i++) {
@@ -73,14 +73,14 @@ describe("webshop level 1", () => {
       const [name, values = []] = Object.entries(shown[0]?.options ?? {})[0] ?? [];
       const wanted = goalOptionValues(goal).find((v) => values.includes(v));
       if (name === undefined || values.length < 2 || wanted === undefined) continue;
+      // The instruction names the value as the button does.
+      expect(goal.instruction).toContain(`${name}: ${wanted}`);
       const started = await l1.startSession({ split: "train", index: i }, runtime);
       const item = await l1.step({ session: started.session, action: { content: "click[1]" } }, runtime);
       const text = item.observation.messages.at(-1)?.content ?? "";
-      // WebShop lists an option's name, then its values; level 1 puts a letter before each value.
-      const after = text.split(` [SEP] < Prev [SEP] ${name} [SEP] `)[1]?.split(" [SEP] ") ?? [];
-      const pairs = values.map((_, k) => [after[2 * k], after[2 * k + 1] ?? ""] as const);
-      expect(pairs.map(([letter]) => letter)).toEqual(values.map((_, k) => String.fromCharCode(97 + k)));
-      const listed = pairs.map(([, value]) => value);
+      // WebShop lists an option's name, then its values, with no letters since 1.7.0.
+      const listed =
+        text.split(` [SEP] < Prev [SEP] ${name} [SEP] `)[1]?.split(" [SEP] ").slice(0, values.length) ?? [];
       expect([...listed].sort()).toEqual([...values].sort());
       if (listed.some((v, k) => v !== values[k])) reordered++;
 
@@ -89,18 +89,20 @@ describe("webshop level 1", () => {
       const again = await l1.step({ session: back.session, action: { content: "click[1]" } }, runtime);
       expect(again.observation.messages.at(-1)?.content).toBe(text);
 
-      const second = await l1.step({ session: item.session, action: { content: "click[b]" } }, runtime);
-      expect(second.info.valid_action).toBe(true);
-      expect(second.observation.messages.at(-1)?.content).toContain(` [SEP] Chosen: ${listed[1]}\n`);
-      // A value is not a button here: its letter is.
-      const byValue = await l1.step(
-        { session: item.session, action: { content: `click[${listed[1]}]` } },
+      const second = await l1.step(
+        { session: item.session, action: { content: `click[${name}: ${listed[1]}]` } },
         runtime,
       );
-      expect(byValue.info.valid_action).toBe(false);
+      expect(second.info.valid_action).toBe(true);
+      expect(second.observation.messages.at(-1)?.content).toContain(` [SEP] Chosen: ${listed[1]}\n`);
+      // Neither a letter nor the bare value is a button here.
+      for (const id of ["b", listed[1] ?? ""]) {
+        const r = await l1.step({ session: item.session, action: { content: `click[${id}]` } }, runtime);
+        expect(r.info.valid_action, id).toBe(false);
+      }
 
       const expert = command((await l1.expert(item.session, runtime)).action.content ?? "");
-      expect(expert).toBe(`click[${String.fromCharCode(97 + listed.indexOf(wanted))}]`);
+      expect(expert).toBe(`click[${name}: ${wanted}]`);
       checked++;
     }
     expect(checked).toBeGreaterThan(3);

@@ -42,11 +42,20 @@ export type Available = {
  * position, as web agents' element ids do: results by their rank in the search, 1 first, and an item's
  * option values by letters, a first. `shuffled`: as `rank`, with each option's values in an order drawn
  * from the instruction and the product, so that which letter holds a value must be read off the page:
- * in the product's own order a policy learned a small catalog's letters by heart instead.
+ * in the product's own order a policy learned a small catalog's letters by heart instead. `named`:
+ * results by rank, and an option value listed as WebShop lists it (in `shuffled`'s order) and clicked
+ * as the instruction writes it, `<option>: <value>` (`size: small`), which a policy copies.
  */
-export type PageIds = "product" | "rank" | "shuffled";
+export type PageIds = "product" | "rank" | "shuffled" | "named";
 
 const byPosition = (ids: PageIds) => ids !== "product";
+const lettered = (ids: PageIds) => ids === "rank" || ids === "shuffled";
+
+/** An option value's id: its letter, its name and value as an instruction writes them, or the value. */
+function optionId(ids: PageIds, k: number, o: { name: string; value: string }): string {
+  if (lettered(ids)) return letters(k);
+  return ids === "named" ? `${o.name}: ${o.value}`.toLowerCase() : o.value;
+}
 
 /** The id a results page shows for its `k`-th product (from 0): the product's own, or its rank in the search. */
 export function resultId(state: { page: number }, k: number, product: Product, ids: PageIds): string {
@@ -74,18 +83,21 @@ function letters(k: number): string {
 export type OptionButton = { id: string; name: string; value: string };
 
 /**
- * An item page's option values in page order, each with its id: the value itself, or its letter among
- * all the item's values. `instruction` seeds the order of `shuffled` pages.
+ * An item page's option values in page order, each with its id ({@link PageIds}). `instruction` seeds
+ * the order of `shuffled` and `named` pages.
  */
 export function optionButtons(product: Product, ids: PageIds, instruction: string): OptionButton[] {
   return Object.entries(product.options)
     .flatMap(([name, values]) =>
-      (ids === "shuffled" ? seededOrder(values, `${product.asin}/${instruction}`) : values).map((value) => ({
+      (ids === "shuffled" || ids === "named"
+        ? seededOrder(values, `${product.asin}/${instruction}`)
+        : values
+      ).map((value) => ({
         name,
         value,
       })),
     )
-    .map((o, k) => ({ ...o, id: byPosition(ids) ? letters(k) : o.value }));
+    .map((o, k) => ({ ...o, id: optionId(ids, k, o) }));
 }
 
 /** A rendered page: WebShop's simple text mode (visible texts joined with ` [SEP] `) and its actions. */
@@ -189,7 +201,7 @@ export function renderPage(
             name,
             ...buttons
               .filter((b) => b.name === name)
-              .flatMap((b) => (byPosition(ids) ? [b.id, b.value] : [b.value])),
+              .flatMap((b) => (lettered(ids) ? [b.id, b.value] : [b.value])),
           ]),
           p.title,
           `Price: ${priceTag(p.pricing)}`,

@@ -1,0 +1,184 @@
+// A drill on webshop-l1's option decision from fresh examples. The rows are the expert's item-page rows
+// (webshop-l1 1.6.0) of train goals, cut after the option click, with the system prompt's text dropped
+// under CROP=1 (its markers stay; a row is half as long). Every example re-draws the order of the
+// item's values and which of them the instruction asks for (written into the instruction), so nothing
+// about one goal can be learned by heart, and only the decision is learned:
+// - MODE=letter (default): the values are re-lettered and the reply is the goal value's new letter.
+// - MODE=name: the values are listed without letters, as WebShop lists them, and the reply names the
+//   option as the instruction writes it, `click[size: small]` (../webshop-l1-named-probe/); the value's
+//   bytes and the closing bracket are learned.
+// Every 250 steps it scores 300 validation goals' rows the same way (one fixed draw each), teacher-
+// forced: `heldOut` is the share whose every learned byte is the model's argmax, `first` the share of
+// the first learned byte, `nll` the mean NLL per learned byte.
+// Usage: [CROP=1] [MODE=name] npx tsx docs/results/runs/webshop-l1-lookup/drill.ts <init> <out> <examples> <batchRows> <lr> <seed> <goals>
+import * as tf from "@tensorflow/tfjs-core";
+import { rng } from "../../../../shared/random.js";
+import { startBackend } from "../../../../trainer/backend/start-backend.js";
+import { loadCheckpoint } from "../../../../trainer/checkpoint/checkpoint.js";
+import { cliIO } from "../../../../trainer/cli/run-io.js";
+import { connectEnv } from "../../../../trainer/client/connect-env.js";
+import { createAdam } from "../../../../trainer/optim/optimizer-step.js";
+import { PolicyPool } from "../../../../trainer/parallel/policy-pool.js";
+import { sftStepParallel } from "../../../../trainer/parallel/sft-shard.js";
+import { collectDemos } from "../../../../trainer/rollout/demos.js";
+import { padSftRows, type SftRow, sftRows } from "../../../../trainer/sft/sft-rows.js";
+
+const [init = "", out = "", examples = "0", batchRows = "16", lr = "5e-4", seed = "1", goals = "3000"] =
+  process.argv.slice(2);
+const crop = process.env.CROP === "1";
+const backend = await startBackend("wasm", cliIO);
+if (!backend.ok) throw new Error(backend.error);
+const env = await connectEnv("local:webshop-l1", 16, process.env, undefined);
+if (!env.ok) throw new Error(env.error);
+const loaded = await loadCheckpoint(init, { contextLength: 1536 });
+if (!loaded.ok) throw new Error(loaded.error);
+const { model, tokenizer } = loaded.value;
+const r = rng(Number(seed));
+const tasks = Array.from({ length: Number(goals) }, () => r.int(0, 9999));
+const play = (split: string, goals: number[]) =>
+  collectDemos(
+    env.value.client,
+    tokenizer,
+    { split, tasks: goals, maxSteps: 8, concurrency: 16, renderTools: false },
+    env.value.manifest.tools,
+  );
+const demos = await play("train", tasks);
+const heldOutDemos = await play(
+  "validation",
+  Array.from({ length: 300 }, (_, i) => i),
+);
+await env.value.client.close();
+const named = process.env.MODE === "name";
+
+/** An item-page row cut after its option letter, with where the option block and the letter sit. */
+type Template = {
+  tokens: number[];
+  block: [number, number];
+  /** Where the instruction writes the goal's value (after `<name>: `). */
+  asked: [number, number];
+  values: string[];
+  name: string;
+};
+const SEP = " [SEP] ";
+function templatesOf(trajectories: typeof demos): Template[] {
+const templates: Template[] = [];
+for (const row of sftRows(
+  trajectories.filter((d) => d.success),
+  [1],
+)) {
+  let tokens = row.tokens;
+  if (crop) {
+    const end = tokens.indexOf(tokenizer.special.endOfTurn, 2);
+    tokens = [...tokens.slice(0, 2), ...tokens.slice(end)];
+  }
+  const text = tokens.map((t) => (t < 256 ? String.fromCharCode(t) : "\u0000")).join("");
+  const click = text.lastIndexOf("click[");
+  const letter = text[click + 6] ?? "";
+  const m = /< Prev \[SEP\] ([^[]+?) ((?:\[SEP\] [a-e] \[SEP\] [^[]+? )+)\[SEP\]/.exec(text);
+  if (!m || click < 0 || !/^[a-e]$/.test(letter)) continue;
+  const pairs = [...(m[2] ?? "").matchAll(/\[SEP\] ([a-e]) \[SEP\] ([^[]+?) (?=\[SEP\]|$)/g)];
+  const values = pairs.map((p) => p[2] ?? "");
+  const answer = pairs.findIndex((p) => p[1] === letter);
+  const start = (m.index ?? 0) + "< Prev [SEP] ".length + (m[1] ?? "").length + 1;
+  const phrase = `${m[1]}: ${values[answer]}`;
+  const at = text.lastIndexOf(phrase, start);
+  if (answer < 0 || values.length < 2 || at < 0) continue;
+  const asked = at + (m[1] ?? "").length + 2;
+  templates.push({
+    tokens: tokens.slice(0, click + 7),
+    block: [start, start + (m[2] ?? "").length],
+    asked: [asked, asked + (values[answer] ?? "").length],
+    values,
+    name: m[1] ?? "",
+  });
+}
+return templates;
+}
+const templates = templatesOf(demos);
+const heldOut = templatesOf(heldOutDemos);
+console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named }));
+
+/**
+ * The template with a fresh question: one of the item's values drawn as the one the instruction asks
+ * for (written in its place), and the values in a fresh order. The row ends with the answer.
+ */
+function draw(t: Template): SftRow {
+  const answer = r.int(0, t.values.length - 1);
+  const order = t.values.map((_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  const block = order
+    .map((v, k) => (named ? `${SEP.slice(1)}${t.values[v]} ` : `${SEP.slice(1)}${"abcde"[k]}${SEP}${t.values[v]} `))
+    .join("");
+  const bytes = (text: string) => [...text].map((c) => c.charCodeAt(0));
+  const page = [
+    ...t.tokens.slice(0, t.asked[0]),
+    ...bytes(t.values[answer] ?? ""),
+    ...t.tokens.slice(t.asked[1], t.block[0]),
+    ...bytes(block),
+    ...t.tokens.slice(t.block[1], -1),
+  ];
+  const reply = named ? bytes(`${t.name}: ${t.values[answer]}]`) : bytes("abcde"[order.indexOf(answer)] ?? "");
+  // The option's name is read off the page; what is learned is the value (and, named, its bracket).
+  const from = page.length + (named ? t.name.length + 2 : 0);
+  const tokens = [...page, ...reply];
+  return { tokens, learn: tokens.map((_, i) => i >= from) };
+}
+
+const shown = draw(templates[0] as Template).tokens;
+console.log(shown.map((t) => (t < 256 ? String.fromCharCode(t) : `<${t}>`)).join(""));
+const fixed = heldOut.map(draw);
+/** Teacher-forced on the held-out rows: all-bytes-right share, first-byte share, NLL per learned byte. */
+function score(): { heldOut: number; first: number; nll: number } {
+  let all = 0;
+  let first = 0;
+  let nll = 0;
+  let bytes = 0;
+  for (const row of fixed) {
+    const from = row.learn.indexOf(true);
+    const lp = tf.tidy(() => {
+      const ids = tf.tensor2d([row.tokens.slice(0, -1)], undefined, "int32");
+      const logits = model.logits(ids) as tf.Tensor3D;
+      return tf.logSoftmax(logits.slice([0, from - 1, 0], [1, -1, -1]).reshape([row.tokens.length - from, -1])).arraySync() as number[][];
+    });
+    let right = true;
+    lp.forEach((p, k) => {
+      const want = row.tokens[from + k] as number;
+      const best = p.indexOf(Math.max(...p));
+      if (k === 0 && best === want) first++;
+      if (best !== want) right = false;
+      nll -= p[want] ?? 0;
+      bytes++;
+    });
+    if (right) all++;
+  }
+  const share = (x: number) => Number((x / fixed.length).toFixed(3));
+  return { heldOut: share(all), first: share(first), nll: Number((nll / bytes).toFixed(3)) };
+}
+console.log(JSON.stringify({ step: 0, ...score() }));
+const pool = await PolicyPool.start(2, "wasm", { policy: model });
+const optimizer = loaded.value.optimizer?.withLearningRate(Number(lr)) ?? createAdam({ learningRate: Number(lr) });
+const t0 = performance.now();
+let window = 0;
+let windowSteps = 0;
+const steps = Math.ceil(Number(examples) / Number(batchRows));
+for (let s = 1; s <= steps; s++) {
+  const rows = Array.from({ length: Number(batchRows) }, () => draw(templates[r.int(0, templates.length - 1)] as Template));
+  const step = await sftStepParallel(pool, optimizer, padSftRows(rows, tokenizer.special.pad), { maxGradNorm: 1 });
+  window += step.loss;
+  windowSteps++;
+  if (s % 50 === 0 || s === steps) {
+    const seconds = (performance.now() - t0) / 1000;
+    const held = s % 250 === 0 || s === steps ? score() : {};
+    console.log(JSON.stringify({ step: s, examples: s * Number(batchRows), trainNll: Number((window / windowSteps).toFixed(3)), seconds: Math.round(seconds), ...held }));
+    window = 0;
+    windowSteps = 0;
+  }
+  if (s % 500 === 0 || s === steps) {
+    const saved = await cliIO.saveCheckpoint(`${out}/step-${s}`, { model, tokenizer, optimizer, meta: { step: s, kind: "sft", env: "webshop-l1" } });
+    if (!saved.ok) throw new Error(saved.error);
+  }
+}
+await pool.close();
