@@ -10,7 +10,7 @@ import { Transcript } from "../../shared/transcript.js";
 import { fakeChatModel } from "../testing/fake-chat-model.js";
 import { formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
-import { HubEvalRun } from "./hub-eval.js";
+import { HubEvalRun, uploadBatches } from "./hub-eval.js";
 
 const listening = (server: ReturnType<typeof serve>) =>
   new Promise<string>((resolve) => {
@@ -193,6 +193,36 @@ describe("eval --upload (hub evaluation)", () => {
   it("refuses --upload for an env that is not on the hub", async () => {
     const result = await runEval({ ...config, env: "local:calculator", policy: `openai:${modelUrl}/v1` }, io);
     expect(result).toMatchObject({ ok: false, error: expect.stringContaining("hub://") });
+  });
+});
+
+describe("uploadBatches", () => {
+  it("cuts episodes into bodies under both the count and the byte limit, in order", () => {
+    // Each item is "aaaaaaaa" with its quotes: 10 bytes. A body is {"episodes":[…]}: 15 bytes, plus 10
+    // for the first item and 11 (a comma) for each later one. At 40 bytes: 15 + 10 + 11 = 36 fits, a
+    // third item (47) does not, so 5 items go 2, 2, 1.
+    const items = ["a", "b", "c", "d", "e"].map((c) => c.repeat(8));
+    expect(uploadBatches(items, 256, 40)).toEqual([items.slice(0, 2), items.slice(2, 4), items.slice(4)]);
+    expect(uploadBatches(items, 256, 36)).toHaveLength(3);
+    expect(uploadBatches(items, 256, 35)).toHaveLength(5);
+    // The count limit alone: 2 a body.
+    expect(uploadBatches(items, 2, 10_000).map((b) => b.length)).toEqual([2, 2, 1]);
+    // Bytes, not characters: "é" is 2 bytes in UTF-8, so "éééé" with its quotes is 10 bytes, and
+    // 15 + 10 = 25 fits 25 where the 6 characters would suggest room for two.
+    expect(uploadBatches(["éééé", "éééé"], 256, 25)).toEqual([["éééé"], ["éééé"]]);
+    expect(uploadBatches([], 256, 40)).toEqual([]);
+  });
+
+  it("keeps a thousand 8 KB webshop-sized episodes under the hub's 1 MiB body limit", () => {
+    const episodes = Array.from({ length: 1000 }, (_, i) => ({ episodeId: `e${i}`, text: "x".repeat(8000) }));
+    const batches = uploadBatches(episodes);
+    expect(batches.flat()).toEqual(episodes);
+    for (const b of batches)
+      expect(Buffer.byteLength(JSON.stringify({ episodes: b }))).toBeLessThanOrEqual(1024 * 1024);
+    // 256 of them, as batches were cut before, would be about 2 MB.
+    expect(Buffer.byteLength(JSON.stringify({ episodes: episodes.slice(0, 256) }))).toBeGreaterThan(
+      1024 * 1024,
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import {
   EvalRun,
   MAX_EPISODE_BATCH,
 } from "../../shared/evals.js";
+import { MAX_BODY_BYTES } from "../../shared/http.js";
 import { type ChatMessage, SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { fitTranscript } from "../../shared/transcript.js";
@@ -86,12 +87,9 @@ export class HubEvalRun {
     let accepted = 0;
     let rejected = 0;
     const reasons = new Map<string, number>();
-    for (let from = 0; from < episodes.length; from += MAX_EPISODE_BATCH) {
+    for (const batch of uploadBatches(episodes)) {
       const r = await attempt(`/v1/evals/${this.id}/episodes`, EpisodeResults, () =>
-        this.run.episodes.$post({
-          param: { id: this.id },
-          json: { episodes: episodes.slice(from, from + MAX_EPISODE_BATCH) },
-        }),
+        this.run.episodes.$post({ param: { id: this.id }, json: { episodes: batch } }),
       );
       if (!r.ok) return r;
       for (const item of r.value.results) {
@@ -114,6 +112,36 @@ export class HubEvalRun {
     );
     return r.ok ? ok(r.value.aggregate) : r;
   }
+}
+
+/**
+ * `items` in order, cut into POST bodies the hub takes: at most `maxCount` items each, and
+ * `{"episodes":[…]}` at most `maxBytes` of UTF-8 JSON. Long webshop transcripts put 256 episodes over
+ * the hub's 1 MiB body limit. One item is never larger than a body (a transcript is cut to 64 KiB).
+ */
+export function uploadBatches<T>(
+  items: readonly T[],
+  maxCount = MAX_EPISODE_BATCH,
+  maxBytes = MAX_BODY_BYTES,
+): T[][] {
+  const wrapper = Buffer.byteLength('{"episodes":[]}');
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let size = wrapper;
+  for (const item of items) {
+    const bytes = Buffer.byteLength(JSON.stringify(item));
+    // A comma before every item but the first.
+    const grown = size + bytes + (batch.length > 0 ? 1 : 0);
+    if (batch.length > 0 && (batch.length >= maxCount || grown > maxBytes)) {
+      batches.push(batch);
+      batch = [];
+      size = wrapper;
+    }
+    size += bytes + (batch.length > 0 ? 1 : 0);
+    batch.push(item);
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 /** What a finished hub evaluation gives back: the run, its episodes, the upload's counts and the hub's aggregate. */

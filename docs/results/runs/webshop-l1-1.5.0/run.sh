@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../../../.."
 for pair in "$@"; do
   set -- $pair; m=$1; s=$2
   n=webshop-l1-$m-s$s
-  python3 -c "import json; r=json.load(open('recipes/webshop-l1-$m.json')); r['rl']['seed']=$s; json.dump(r,open('$out/$n.json','w'),indent=2)"
+  python3 -c "import json; r=json.load(open('recipes/webshop-l1-$m.json')); r.setdefault('rl',{})['seed']=$s; json.dump(r,open('$out/$n.json','w'),indent=2)"
   reuse=(); [ -n "$first" ] && reuse=(--reuse "$first")
   start=$(date +%s)
   npm start -- --recipe "$out/$n.json" --out "$out/$n" "${reuse[@]}" --port $p --persist-to "$out/d1-$p" > "$out/$n.out" 2>&1
