@@ -72,24 +72,30 @@ for (const row of sftRows(
     tokens = [...tokens.slice(0, 2), ...tokens.slice(end)];
   }
   const text = tokens.map((t) => (t < 256 ? String.fromCharCode(t) : "\u0000")).join("");
+  // The item page: `< Prev [SEP] <option> [SEP] <values> [SEP] <title> [SEP] Price: …`, each value
+  // after its letter at 1.5.0 and 1.6.0, alone since 1.7.0; the expert clicks the letter or `<option>: <value>`.
   const click = text.lastIndexOf("click[");
-  const letter = text[click + 6] ?? "";
-  const m = /< Prev \[SEP\] ([^[]+?) ((?:\[SEP\] [a-e] \[SEP\] [^[]+? )+)\[SEP\]/.exec(text);
-  if (!m || click < 0 || !/^[a-e]$/.test(letter)) continue;
-  const pairs = [...(m[2] ?? "").matchAll(/\[SEP\] ([a-e]) \[SEP\] ([^[]+?) (?=\[SEP\]|$)/g)];
-  const values = pairs.map((p) => p[2] ?? "");
-  const answer = pairs.findIndex((p) => p[1] === letter);
-  const start = (m.index ?? 0) + "< Prev [SEP] ".length + (m[1] ?? "").length + 1;
-  const phrase = `${m[1]}: ${values[answer]}`;
+  const head = text.indexOf("< Prev [SEP] ");
+  if (click < 0 || head < 0) continue;
+  const segs = text.slice(head + "< Prev [SEP] ".length).split(SEP);
+  const price = segs.findIndex((x) => x.startsWith("Price: "));
+  const name = segs[0] ?? "";
+  const listed = segs.slice(1, price - 1);
+  const lettered = listed[0] === "a" && listed[2] === "b";
+  const values = lettered ? listed.filter((_, k) => k % 2 === 1) : listed;
+  const clicked = text.slice(click + 6, text.indexOf("]", click));
+  const answer = lettered ? "abcde".indexOf(clicked) : values.indexOf(clicked.slice(name.length + 2));
+  const start = head + "< Prev [SEP] ".length + name.length + 1;
+  const phrase = `${name}: ${values[answer]}`;
   const at = text.lastIndexOf(phrase, start);
-  if (answer < 0 || values.length < 2 || at < 0) continue;
-  const asked = at + (m[1] ?? "").length + 2;
+  if (price < 3 || answer < 0 || values.length < 2 || at < 0) continue;
+  const asked = at + name.length + 2;
   templates.push({
     tokens: tokens.slice(0, click + 7),
-    block: [start, start + (m[2] ?? "").length],
+    block: [start, start + listed.join(SEP).length + SEP.length],
     asked: [asked, asked + (values[answer] ?? "").length],
     values,
-    name: m[1] ?? "",
+    name,
   });
 }
 return templates;
