@@ -7,6 +7,9 @@
 // - MODE=name: the values are listed without letters, as WebShop lists them, and the reply names the
 //   option as the instruction writes it, `click[size: small]` (../webshop-l1-named-probe/); the value's
 //   bytes and the closing bracket are learned.
+// - NAMES=1 (with MODE=name): the option's name is re-drawn too, uniformly among the names of the train
+//   goals' options, and written everywhere the row shows it (both instructions and the page's option
+//   header); the reply is learned from the name's first byte.
 // Every 250 steps it scores 300 validation goals' rows the same way (one fixed draw each), teacher-
 // forced: `heldOut` is the share whose every learned byte is the model's argmax, `first` the share of
 // the first learned byte, `nll` the mean NLL per learned byte.
@@ -56,6 +59,10 @@ type Template = {
   block: [number, number];
   /** Where the instruction writes the goal's value (after `<name>: `). */
   asked: [number, number];
+  /** Every earlier place the row writes `<name>: <value>` (the results page's instruction). */
+  earlier: number[];
+  /** Where the page's option header writes the name. */
+  header: number;
   values: string[];
   name: string;
 };
@@ -90,10 +97,14 @@ for (const row of sftRows(
   const at = text.lastIndexOf(phrase, start);
   if (price < 3 || answer < 0 || values.length < 2 || at < 0) continue;
   const asked = at + name.length + 2;
+  const earlier: number[] = [];
+  for (let k = text.indexOf(phrase); k >= 0 && k < at; k = text.indexOf(phrase, k + 1)) earlier.push(k);
   templates.push({
     tokens: tokens.slice(0, click + 7),
     block: [start, start + listed.join(SEP).length + SEP.length],
     asked: [asked, asked + (values[answer] ?? "").length],
+    earlier,
+    header: start - name.length - 1,
     values,
     name,
   });
@@ -102,7 +113,9 @@ return templates;
 }
 const templates = templatesOf(demos);
 const heldOut = templatesOf(heldOutDemos);
-console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named }));
+const renamed = named && process.env.NAMES === "1";
+const names = [...new Set(templates.map((t) => t.name))].sort();
+console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named, renamed, names }));
 
 /**
  * The template with a fresh question: one of the item's values drawn as the one the instruction asks
@@ -110,6 +123,7 @@ console.log(JSON.stringify({ demos: demos.length, templates: templates.length, h
  */
 function draw(t: Template): SftRow {
   const answer = r.int(0, t.values.length - 1);
+  const name = renamed ? (names[r.int(0, names.length - 1)] as string) : t.name;
   const order = t.values.map((_, i) => i);
   for (let i = order.length - 1; i > 0; i--) {
     const j = r.int(0, i);
@@ -119,16 +133,27 @@ function draw(t: Template): SftRow {
     .map((v, k) => (named ? `${SEP.slice(1)}${t.values[v]} ` : `${SEP.slice(1)}${"abcde"[k]}${SEP}${t.values[v]} `))
     .join("");
   const bytes = (text: string) => [...text].map((c) => c.charCodeAt(0));
-  const page = [
-    ...t.tokens.slice(0, t.asked[0]),
-    ...bytes(t.values[answer] ?? ""),
-    ...t.tokens.slice(t.asked[1], t.block[0]),
-    ...bytes(block),
-    ...t.tokens.slice(t.block[1], -1),
+  const askedValue = t.values[answer] ?? "";
+  const phraseAt = t.asked[0] - t.name.length - 2;
+  const phraseLength = t.asked[1] - phraseAt;
+  // Spans [from, to) of the template and what replaces them, applied from the right so that earlier
+  // positions stay valid. Without a re-drawn name only the asked value and the block change, as before.
+  const spans: [number, number, number[]][] = [
+    [t.block[0], t.block[1], bytes(block)],
+    ...(renamed
+      ? [
+          [t.header, t.header + t.name.length, bytes(name)] as [number, number, number[]],
+          [phraseAt, t.asked[1], bytes(`${name}: ${askedValue}`)] as [number, number, number[]],
+          ...t.earlier.map((k) => [k, k + phraseLength, bytes(`${name}: ${askedValue}`)] as [number, number, number[]]),
+        ]
+      : [[t.asked[0], t.asked[1], bytes(askedValue)] as [number, number, number[]]]),
   ];
-  const reply = named ? bytes(`${t.name}: ${t.values[answer]}]`) : bytes("abcde"[order.indexOf(answer)] ?? "");
-  // The option's name is read off the page; what is learned is the value (and, named, its bracket).
-  const from = page.length + (named ? t.name.length + 2 : 0);
+  let page = t.tokens.slice(0, -1);
+  for (const [from, to, insert] of spans.sort((a, b) => b[0] - a[0])) page = [...page.slice(0, from), ...insert, ...page.slice(to)];
+  const reply = named ? bytes(`${name}: ${askedValue}]`) : bytes("abcde"[order.indexOf(answer)] ?? "");
+  // Without NAMES the option's name is read off the page and only the value (and, named, its bracket)
+  // is learned; with it the name is learned too.
+  const from = page.length + (named && !renamed ? name.length + 2 : 0);
   const tokens = [...page, ...reply];
   return { tokens, learn: tokens.map((_, i) => i >= from) };
 }
