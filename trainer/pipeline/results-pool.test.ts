@@ -168,7 +168,7 @@ describe("pooling RL seeds from one SFT policy", () => {
       "0.200 (n=400)",
       "0.275 ± 0.016 (n=800, 2 of 3 seeds)",
       "+0.075 ± 0.025",
-      "beats SFT by 2.9 s.e.",
+      "beats SFT by 2.9 s.e., from 2 finished seeds (the bar pools 3)",
     ]);
     // No evaluation recorded its outcomes, so there is no paired comparison.
     expect(row?.[5]).toBe("no task-by-task record");
