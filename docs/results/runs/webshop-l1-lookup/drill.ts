@@ -134,19 +134,16 @@ function draw(t: Template): SftRow {
     .join("");
   const bytes = (text: string) => [...text].map((c) => c.charCodeAt(0));
   const askedValue = t.values[answer] ?? "";
+  const phrase = bytes(`${name}: ${askedValue}`);
   const phraseAt = t.asked[0] - t.name.length - 2;
-  const phraseLength = t.asked[1] - phraseAt;
   // Spans [from, to) of the template and what replaces them, applied from the right so that earlier
-  // positions stay valid. Without a re-drawn name only the asked value and the block change, as before.
+  // positions stay valid. The header and the phrase keep their name unless it is re-drawn; the earlier
+  // instructions change only then, as n1 and n2 had them.
   const spans: [number, number, number[]][] = [
     [t.block[0], t.block[1], bytes(block)],
-    ...(renamed
-      ? [
-          [t.header, t.header + t.name.length, bytes(name)] as [number, number, number[]],
-          [phraseAt, t.asked[1], bytes(`${name}: ${askedValue}`)] as [number, number, number[]],
-          ...t.earlier.map((k) => [k, k + phraseLength, bytes(`${name}: ${askedValue}`)] as [number, number, number[]]),
-        ]
-      : [[t.asked[0], t.asked[1], bytes(askedValue)] as [number, number, number[]]]),
+    [t.header, t.header + t.name.length, bytes(name)],
+    [phraseAt, t.asked[1], phrase],
+    ...(renamed ? t.earlier.map((k): [number, number, number[]] => [k, k + t.asked[1] - phraseAt, phrase]) : []),
   ];
   let page = t.tokens.slice(0, -1);
   for (const [from, to, insert] of spans.sort((a, b) => b[0] - a[0])) page = [...page.slice(0, from), ...insert, ...page.slice(to)];
