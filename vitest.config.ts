@@ -1,4 +1,6 @@
-import { availableParallelism } from "node:os";
+import { mkdtempSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { generateSecrets } from "./environments/kit/secrets.js";
@@ -16,6 +18,9 @@ export default defineConfig({
           exclude: ["**/*.workers.test.ts", "**/node_modules/**"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // The checkout's .edgegym/data.db is the developer's imported data, not the tests': a test
+          // that serves `local:` envs or runs `npm run envs` gets this run's own file instead.
+          env: { EDGEGYM_DATA_DB: join(mkdtempSync(join(tmpdir(), "edgegym-test-data-")), "data.db") },
         },
       },
       {

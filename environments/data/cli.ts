@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import { listDatasets } from "./datasets.js";
 import { runImport } from "./import-command.js";
-import { DEFAULT_LOCAL_DB, openLocalDb } from "./local-db.js";
+import { localDbPath, openLocalDb } from "./local-db.js";
 
 /**
  * `npm run data -- import <kind> [path] [--url URL] [--split S] [--db FILE] [--d1 local|remote]` and
@@ -15,7 +15,11 @@ program
   .argument("[path]", "local file to import")
   .option("--url <url>", "download the file instead of reading a path")
   .option("--split <split>", "split to store the tasks as (default: inferred from the file name)")
-  .option("--db <file>", "local SQLite file served by `npm run envs`", DEFAULT_LOCAL_DB)
+  .option(
+    "--db <file>",
+    "local SQLite file served by `npm run envs` (default $EDGEGYM_DATA_DB, else .edgegym/data.db)",
+    localDbPath(),
+  )
   .addOption(
     new Option("--d1 <where>", "write to the worker's D1 through wrangler").choices(["local", "remote"]),
   )
@@ -26,7 +30,7 @@ program
       ...(path === undefined ? {} : { path }),
       ...(opts.url === undefined ? {} : { url: opts.url }),
       ...(opts.split === undefined ? {} : { split: opts.split }),
-      db: opts.db ?? DEFAULT_LOCAL_DB,
+      db: opts.db ?? localDbPath(),
       ...(opts.d1 === "local" || opts.d1 === "remote" ? { d1: opts.d1 } : {}),
       ...(opts.persistTo === undefined ? {} : { persistTo: opts.persistTo }),
     });
@@ -41,7 +45,7 @@ program
 program
   .command("list")
   .description("print every imported dataset split and its task count")
-  .option("--db <file>", "local SQLite file", DEFAULT_LOCAL_DB)
+  .option("--db <file>", "local SQLite file", localDbPath())
   .action(async (opts: { db: string }) => {
     const db = await openLocalDb(opts.db);
     for (const row of await listDatasets(db)) console.log(`${row.dataset}\t${row.split}\t${row.count}`);

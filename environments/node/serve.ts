@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import { scriptArgs } from "../../shared/script-args.js";
 import { builtinEnvironments } from "../builtin.js";
-import { DEFAULT_LOCAL_DB, openLocalDb } from "../data/local-db.js";
+import { localDbPath, openLocalDb } from "../data/local-db.js";
 import { createEnvironmentsHost } from "../host.js";
 import { SESSION_KEY_VAR, SIGNING_KEY_VAR } from "../kit/index.js";
 import { ClusterSessionStore, serveClusterSessions } from "./cluster-sessions.js";
@@ -19,14 +19,14 @@ Serves every built-in environment on Node at http://<host>:<port>/envs/<name>.
 Options:
   --port <n>            port (default 8788)
   --host <address>      address to listen on (default 127.0.0.1)
-  --db <file>           the local datasets' database (default ${DEFAULT_LOCAL_DB})
+  --db <file>           the local datasets' database (default $EDGEGYM_DATA_DB, else .edgegym/data.db)
   --max-in-flight <n>   requests each env works on at once per process before 429; 0 is no limit (default 0)
   --workers <n|auto>    processes sharing the port, auto for one per core (default auto)
   -h, --help            this text`;
 const args = scriptArgs("envs", USAGE, {
   port: { type: "string", default: "8788" },
   host: { type: "string", default: "127.0.0.1" },
-  db: { type: "string", default: DEFAULT_LOCAL_DB },
+  db: { type: "string", default: localDbPath() },
   /** Requests each environment works on at once (per process) before answering 429 `rate_limited`; 0 is no limit. */
   "max-in-flight": { type: "string", default: "0" },
   /**

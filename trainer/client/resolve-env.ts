@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { findBuiltin } from "../../environments/builtin.js";
-import { DEFAULT_LOCAL_DB, openLocalDb } from "../../environments/data/local-db.js";
+import { localDbPath, openLocalDb } from "../../environments/data/local-db.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
 import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
@@ -34,7 +34,7 @@ export async function resolveEnv(
     const env = findBuiltin(name);
     if (env === undefined) return err(`no built-in environment named "${name}"`);
     // Datasets imported with `npm run data` serve dataset-backed envs (calculator-gsm8k, ...) here too.
-    const dbPath = (opts.env ?? process.env).EDGEGYM_DATA_DB ?? DEFAULT_LOCAL_DB;
+    const dbPath = localDbPath(opts.env ?? process.env);
     const db = existsSync(dbPath) ? { EDGEGYM_DB: await openLocalDb(dbPath) } : {};
     const bindings = { ...(await generateSecrets()), ...db };
     return ok(localTransport(createEnvironmentsHost([env]), `/envs/${name}`, bindings));

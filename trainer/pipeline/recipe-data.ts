@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { datasetOfPath, howToGet, SHARED_DATA_DIR } from "../../environments/data/data-origins.js";
 import { runImport } from "../../environments/data/import-command.js";
-import { DEFAULT_LOCAL_DB } from "../../environments/data/local-db.js";
+import { localDbPath } from "../../environments/data/local-db.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { baseDir, type Recipe } from "./recipe.js";
 
@@ -56,7 +56,7 @@ export async function importRecipeData(
     const imported = await runImport({
       kind,
       path: recipeDataPath(path, dataDir),
-      db: DEFAULT_LOCAL_DB,
+      db: localDbPath(),
       d1: "local",
       ...(persistTo === undefined ? {} : { persistTo }),
     });
