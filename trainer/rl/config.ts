@@ -40,6 +40,15 @@ export const TrainFields = z.strictObject({
   groupSize: z.number().int().positive().default(8),
   /** Most episodes generating together. */
   maxLive: z.number().int().positive().default(64),
+  /**
+   * DAPO's dynamic sampling (trainer/rl/dynamic-sampling.ts): train only on groups whose rollouts did
+   * not all score the same, rolling out up to `filterRounds` rounds of `tasksPerIteration` tasks until
+   * `tasksPerIteration` such groups are kept. For group baselines (GRPO, Dr.GRPO, RLOO), whose
+   * advantage is 0 on every token of the other groups.
+   */
+  filterGroups: z.boolean().default(false),
+  /** Most rollout rounds an iteration with `filterGroups`. */
+  filterRounds: z.number().int().positive().default(3),
   /** Client-side cap on steps per episode. */
   maxSteps: z.number().int().positive().default(4),
   /** Most tokens sampled per step. */

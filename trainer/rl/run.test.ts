@@ -113,4 +113,26 @@ describe("an RL run", () => {
     const missing = await run(["seed=2", "reference=/nonexistent/checkpoint"]);
     expect(missing.error).toMatch(/cannot load the KL reference \/nonexistent\/checkpoint/);
   }, 120_000);
+
+  it("with filterGroups rolls out more rounds of tasks and reports what it kept", async () => {
+    const out = await mkdtemp(join(tmpdir(), "edgegym-run-filter-"));
+    const io = { log: () => {}, saveCheckpoint, loadCheckpoint };
+    const config = resolveTrainConfig({}, [
+      `out=${out}`,
+      ...TINY_RUN,
+      "iterations=1",
+      "filterGroups=true",
+      "filterRounds=2",
+    ]);
+    if (!config.ok) throw new Error(config.error);
+    const result = await runTraining(config.value, io);
+    if (!result.ok) throw new Error(result.error);
+    const m = result.value.last;
+    // Each round is 2 tasks × 2 rollouts; a second round runs only when round 0 kept fewer than 2 groups.
+    expect(m["filter/rounds"] === 1 || m["filter/rounds"] === 2).toBe(true);
+    expect(m["episode/count"]).toBe(4 * (m["filter/rounds"] as number));
+    if (m["filter/rounds"] === 1) expect(m["filter/kept_groups"]).toBe(2);
+    expect(m["filter/kept_groups"]).toBeLessThanOrEqual(2);
+    expect(m["filter/informative_frac"]).toBeGreaterThanOrEqual(0);
+  });
 });

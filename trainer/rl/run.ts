@@ -15,7 +15,9 @@ import { emptySplitReason } from "../rollout/split-check.js";
 import { episodeMetrics, rolloutPerf, trajectoryLine } from "../rollout/summary.js";
 import { openRunDir, type RunIO } from "../run/run-io.js";
 import type { TrainConfig } from "./config.js";
+import { sampleIteration } from "./dynamic-sampling.js";
 import { rlUpdate } from "./rl-update.js";
+import { episodeScore } from "./targets.js";
 
 /** Called after each iteration with its metrics, for progress bars or log lines. */
 export type OnIteration = (iteration: number, total: number, metrics: Record<string, number>) => void;
@@ -77,41 +79,56 @@ export async function runTraining(
 
   try {
     for (let iteration = 1; iteration <= config.iterations; iteration++) {
-      const tasks = sampleTasks(size, config.tasksPerIteration, config.seed * 7919 + iteration);
-      const { trajectories, stats } = await runRollouts(
-        pool?.generator() ?? model,
-        tokenizer,
-        client,
+      const rollout = (round: number) =>
+        runRollouts(
+          pool?.generator() ?? model,
+          tokenizer,
+          client,
+          {
+            split: config.split,
+            // Round 0 draws as a run without dynamic sampling does; later rounds draw streams of their own.
+            tasks: sampleTasks(
+              size,
+              config.tasksPerIteration,
+              config.seed * 7919 + iteration + round * 1_000_033,
+            ),
+            groupSize: config.groupSize,
+            maxLive: config.maxLive,
+            maxSteps: config.maxSteps,
+            maxNewTokens: config.maxNewTokens,
+            temperature: config.temperature,
+            topP: config.topP,
+            seed: config.seed * 1_000_003 + iteration * 1009 + round * 7_000_003,
+            renderTools: config.renderTools,
+          },
+          manifest.tools,
+        );
+      const sample = await sampleIteration(
         {
-          split: config.split,
-          tasks,
-          groupSize: config.groupSize,
-          maxLive: config.maxLive,
-          maxSteps: config.maxSteps,
-          maxNewTokens: config.maxNewTokens,
-          temperature: config.temperature,
-          topP: config.topP,
-          seed: config.seed * 1_000_003 + iteration * 1009,
-          renderTools: config.renderTools,
+          tasks: config.tasksPerIteration,
+          filter: config.filterGroups,
+          maxRounds: config.filterRounds,
+          score: (t) => episodeScore(t, config.rewardFrom),
         },
-        manifest.tools,
+        rollout,
       );
       const t0 = performance.now();
       const update = await rlUpdate(
         { model, optimizer, config, pad, ...(reference ? { reference } : {}), ...(pool ? { pool } : {}) },
-        trajectories,
+        sample.train,
       );
       const seconds = (performance.now() - t0) / 1000;
       last = {
         iteration,
-        ...episodeMetrics(trajectories),
+        ...episodeMetrics(sample.all),
+        ...sample.metrics,
         ...update.metrics,
-        ...rolloutPerf(stats, client.stats),
+        ...rolloutPerf(sample.stats, client.stats),
         "perf/train_tokens_per_s": seconds > 0 ? update.trainTokens / seconds : 0,
       };
       await run.metrics(last);
       await run.trajectories(
-        trajectories.slice(0, config.logTrajectories).map((t) => trajectoryLine(iteration, t, tokenizer)),
+        sample.all.slice(0, config.logTrajectories).map((t) => trajectoryLine(iteration, t, tokenizer)),
       );
       if (iteration % config.checkpointEvery === 0 && iteration < config.iterations) {
         await save(run.checkpoint(`iter-${iteration}`), {

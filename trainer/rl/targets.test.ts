@@ -4,7 +4,7 @@ import { useCpu } from "../testing/test-backend.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import type { Scores } from "./score.js";
-import { computeTargets } from "./targets.js";
+import { computeTargets, episodeScore } from "./targets.js";
 
 beforeAll(useCpu);
 
@@ -84,5 +84,22 @@ describe("computeTargets", () => {
       [0, 0, 1, 0],
       [0, 0, 1, 0],
     ]);
+  });
+});
+
+describe("episodeScore", () => {
+  it("sums the env's step rewards, or counts only success", () => {
+    // Step rewards 0.25 (a process reward) and 0.5 (partial credit), not a success.
+    const partial = trajectory(
+      [stepRecord({ reward: 0.25 }), stepRecord({ step: 1, reward: 0.5, done: true })],
+      {
+        success: false,
+      },
+    );
+    expect(episodeScore(partial, "env")).toBe(0.75);
+    expect(episodeScore(partial, "success")).toBe(0);
+    const solved = trajectory([stepRecord({ reward: 0.25 }), stepRecord({ step: 1, reward: 1, done: true })]);
+    expect(episodeScore(solved, "env")).toBe(1.25);
+    expect(episodeScore(solved, "success")).toBe(1);
   });
 });

@@ -62,6 +62,16 @@ export function computeTargets(
   };
 }
 
+/** The reward step k of an episode trains with: the env's, or under `rewardFrom: success` 1 on a successful episode's last step. */
+export function stepReward(t: Trajectory, k: number, rewardFrom: TrainConfig["rewardFrom"]): number {
+  return rewardFrom === "success" ? Number(t.success && k === t.steps.length - 1) : (t.steps[k]?.reward ?? 0);
+}
+
+/** An episode's outcome score s_b as the group baselines see it: Σ_k of its {@link stepReward}. */
+export function episodeScore(t: Trajectory, rewardFrom: TrainConfig["rewardFrom"]): number {
+  return t.steps.reduce((sum, _, k) => sum + stepReward(t, k, rewardFrom), 0);
+}
+
 /**
  * Per-token rewards [E, flatWidth]: each step's env reward (or with `rewardFrom: success`, 1 on the last
  * step of a successful episode and 0 elsewhere) at its last response token (PRIME-normalised within the
@@ -76,10 +86,10 @@ function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings,
       return (e.offsetOfStep[k] as number) + span.length - 1;
     }),
   );
-  const rewardOf = (t: Trajectory, k: number) =>
-    cfg.rewardFrom === "success" ? Number(t.success && k === t.steps.length - 1) : (t.steps[k]?.reward ?? 0);
   let stepRewards = tf.tensor2d(
-    batch.episodes.map((e) => Array.from({ length: batch.maxSteps }, (_, k) => rewardOf(e.trajectory, k))),
+    batch.episodes.map((e) =>
+      Array.from({ length: batch.maxSteps }, (_, k) => stepReward(e.trajectory, k, cfg.rewardFrom)),
+    ),
   );
   if (cfg.processRewardNorm === "prime") {
     const stepMask = tf.tensor2d(stepEnds.map((row) => row.map((t) => (t >= 0 ? 1 : 0))));
