@@ -5,7 +5,7 @@ import { EdgegymError } from "../../shared/errors.js";
 import { hashString, rng } from "../../shared/random.js";
 import { countTasks, getTask, saveDataset } from "../data/datasets.js";
 import { type EnvDb, envDb } from "../data/db.js";
-import { envSql, type SqlDb } from "../data/sql.js";
+import { envSql } from "../data/sql.js";
 import { ownValue } from "../kit/tools.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import { type CatalogStore, catalogStore, ensureCatalog } from "./catalog-store.js";
@@ -40,15 +40,6 @@ export const IMPORT_HINT: Record<GoalKind, string> = {
   synthetic: `${PRODUCTS_HINT} && npm run data -- import webshop-goals ../shared/data/webshop/items_ins_v2_1000.json`,
   human: `${PRODUCTS_HINT} && npm run data -- import webshop-goals ../shared/data/webshop/items_ins_v2_1000.json && npm run data -- import webshop-human-goals path/to/items_human_ins.json`,
 };
-
-function sqlDb(runtime: EnvRuntime): { db: EnvDb; sql: SqlDb } {
-  const db = envDb(runtime);
-  const sql = envSql(runtime);
-  if (db === undefined || sql === undefined) {
-    throw new EdgegymError("not_configured", "webshop needs a database binding (DB or EDGEGYM_DB)");
-  }
-  return { db, sql };
-}
 
 /**
  * One promise per database; a failure or an `undefined` result (nothing imported yet) is forgotten so
@@ -85,8 +76,11 @@ function fewerResults(store: CatalogStore, results: number | undefined): Catalog
 }
 
 /**
- * The built-in catalog of `size` generated products and its seeded synthetic goals: FTS5 in the
- * host's database, or in memory when the host has none.
+ * The built-in catalog of `size` generated products and its seeded synthetic goals, searched in memory
+ * on every host. A host's database is not used for it: FTS5 stems words and takes its BM25 statistics
+ * over every catalog in its table, so the same search ranked differently on a host that had imported
+ * other catalogs, and an episode's pages depended on which server played it (webshop-l1 1.7.0: 253 of
+ * 1,000 test tasks opened on a different results page with `.edgegym/data.db` present than without).
  */
 export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): WebshopSource {
   // Below the top level a product keeps one option and is named by a word; the level names the catalog
@@ -95,17 +89,9 @@ export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): Web
   const maxOptions = top ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.maxOptions;
   const suffix = top ? "" : `/l${level}/word-ids`;
   const catalog = () => builtinCatalog(size, 0, maxOptions, top ? "asin" : "word");
-  const name = top ? `builtin-${size}` : `builtin-${size}-l${level}`;
   const results = top ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results;
   const splits = builtinSplits(level);
-  const store = memo(async (runtime) => {
-    // No database (an in-process host): the same catalog searched in memory.
-    if (envDb(runtime) === undefined) return fewerResults(memoryStore(catalog()), results);
-    const { sql } = sqlDb(runtime);
-    const ref = await ensureCatalog(sql, name, `${GENERATOR_VERSION}/${size}${suffix}`, catalog);
-    if (!ref.ok) throw new EdgegymError("internal", ref.error);
-    return fewerResults(catalogStore(sql, ref.value), results);
-  });
+  let store: CatalogStore | undefined;
   return {
     tasks: {
       // Below the top, 1.2.0 took validation's tenth of the products out of train and 1.3.0 named the
@@ -115,7 +101,10 @@ export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): Web
       count: (split) => ownValue(splits, split) ?? 0,
       get: (split, index) => builtinGoal(catalog(), split, index, level),
     },
-    store,
+    store: async () => {
+      store ??= fewerResults(memoryStore(catalog()), results);
+      return store;
+    },
   };
 }
 

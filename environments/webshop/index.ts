@@ -149,13 +149,18 @@ const LEVEL_TEXT: Record<number, string> = {
 };
 
 /**
- * Task versions below the top. webshop-l1 1.6.0 ordered an item's option values per instruction, since at
- * 1.5.0 (the product's own order) a policy learned the 240 train products' letters by heart; 1.7.0 keeps
- * that order and names a value's button as the instruction writes it (`size: small`) instead of by a
- * letter, which no small policy learned to read. Goals and first page are 1.5.0's.
+ * Versions of the built-in catalog's envs, by level. webshop-l1 1.6.0 ordered an item's option values
+ * per instruction, since at 1.5.0 (the product's own order) a policy learned the 240 train products'
+ * letters by heart; 1.7.0 keeps that order and names a value's button as the instruction writes it
+ * (`size: small`) instead of by a letter, which no small policy learned to read. At every level, the
+ * next version searches the built-in catalog in memory on every host (catalog.ts `builtinSource`): a
+ * host with a database had ranked it with FTS5, differently. Goals are 1.5.0's, and so is the first
+ * page as a host without a database showed it, which is how the tasks are counted and grouped.
  */
 const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly string[] }> = {
-  1: { version: "1.7.0", sameTasksAs: ["1.5.0", "1.6.0"] },
+  1: { version: "1.8.0", sameTasksAs: ["1.5.0", "1.6.0", "1.7.0"] },
+  2: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
+  3: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
 };
 
 /**

@@ -3,6 +3,7 @@ import { openLocalDb } from "../data/local-db.js";
 import { envSql } from "../data/sql.js";
 import { generateSecrets } from "../kit/index.js";
 import { catalogStore, ensureCatalog } from "./catalog-store.js";
+import { builtinCatalog } from "./generator.js";
 import { createWebshop } from "./index.js";
 import { memoryStore } from "./memory-store.js";
 import type { Product } from "./product.js";
@@ -59,5 +60,25 @@ describe("the in-memory catalog (hosts without a database)", () => {
       if (r.done) break;
     }
     expect(reward).toBe(1);
+  });
+
+  it("serves a built-in catalog the same on every host: a database, and the catalogs it holds, change no page", async () => {
+    // A host whose database holds another catalog in its FTS5 table, as `.edgegym/data.db` does after
+    // `npm run envs` has served webshop: FTS5 stems and takes its BM25 statistics over the whole table,
+    // so before 1.8.0 level 1 opened 253 of 1,000 test tasks on a different results page there.
+    const db = await openLocalDb(":memory:");
+    const sql = envSql({ bindings: { EDGEGYM_DB: db } });
+    if (!sql) throw new Error("libsql drizzle database has no all/run/batch");
+    const other = await ensureCatalog(sql, "builtin-1000", "another catalog", () => builtinCatalog(1000));
+    if (!other.ok) throw new Error(other.error);
+    const secrets = await generateSecrets();
+    const withDb = { bindings: { ...secrets, EDGEGYM_DB: db } };
+    const without = { bindings: secrets };
+    const l1 = createWebshop({ level: 1 });
+    for (let index = 0; index < 60; index++) {
+      const served = await l1.startSession({ split: "test", index }, withDb);
+      const inProcess = await l1.startSession({ split: "test", index }, without);
+      expect(served.observation, `test task ${index}`).toEqual(inProcess.observation);
+    }
   });
 });
