@@ -164,7 +164,7 @@ const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly st
 };
 
 /**
- * WebShop over the built-in generated catalog: needs no download, only a database for the index.
+ * WebShop over the built-in generated catalog, searched in memory: needs no download and no database.
  * `level` below the top (`webshop-l<level>`) makes the catalog smaller and keeps one option per product.
  */
 export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environment {
