@@ -1,3 +1,4 @@
+import { emptyRolloutStats } from "../rollout/loop.js";
 import type { RolloutStats, Trajectory } from "../rollout/types.js";
 
 /** How an iteration gathers its training groups. */
@@ -56,14 +57,7 @@ export async function sampleIteration(
 ): Promise<IterationSample> {
   const all: Trajectory[] = [];
   const kept: Trajectory[][] = [];
-  const stats: RolloutStats = {
-    episodes: 0,
-    infraFailures: 0,
-    envSteps: 0,
-    sampledTokens: 0,
-    sampleSeconds: 0,
-    envSeconds: 0,
-  };
+  const stats = emptyRolloutStats();
   const rounds = opts.filter ? opts.maxRounds : 1;
   let round = 0;
   let groupsSeen = 0;

@@ -6,6 +6,11 @@ import { Episode, promptRules } from "./episode.js";
 import type { Conversation } from "./prompt.js";
 import type { Generator, RolloutOptions, RolloutStats, Trajectory } from "./types.js";
 
+/** Counters of rollouts not yet run: every field 0. */
+export function emptyRolloutStats(): RolloutStats {
+  return { episodes: 0, infraFailures: 0, envSteps: 0, sampledTokens: 0, sampleSeconds: 0, envSeconds: 0 };
+}
+
 /** A task's start: one reset whose session token all n rollouts of the group step independently. */
 type GroupStart = { group: number; started: SessionResponse };
 
@@ -25,14 +30,7 @@ export async function runRollouts(
   tools: readonly ToolSpec[] = [],
 ): Promise<{ trajectories: Trajectory[]; stats: RolloutStats }> {
   const rules = promptRules(tokenizer, opts.renderTools ? tools : undefined);
-  const stats: RolloutStats = {
-    episodes: 0,
-    infraFailures: 0,
-    envSteps: 0,
-    sampledTokens: 0,
-    sampleSeconds: 0,
-    envSeconds: 0,
-  };
+  const stats = emptyRolloutStats();
   const done: Trajectory[] = [];
   const finish = (t: Trajectory) => {
     done.push(t);

@@ -21,5 +21,6 @@ for p in "$@"; do
     raft) probe raft 60 --set negativeAdvantageWeight=0 --set klCoef=0 ;;
     raft-mb16) probe raft-mb16 60 --set negativeAdvantageWeight=0 --set klCoef=0 --set miniBatchRows=16 ;;
     g16) probe g16 60 --set groupSize=16 --set maxLive=128 ;;
+    filter) probe filter 60 --set filterGroups=true ;;
   esac
 done
