@@ -99,7 +99,8 @@ function product(index: number, seed: number): Product {
 const catalogs = new Map<string, Product[]>();
 
 /**
- * Difficulty levels, easiest first: 1: 300 products, each with at most one option, the episode opening
+ * Difficulty levels, easiest first: 1: 3,000 products (300 before 2.0.0, whose test tenth held only 30),
+ * each with at most one option, the episode opening
  * on the results of a search for the instruction, its best 5 numbered 1 to 5 (one page), an item's
  * option values in an order drawn per instruction (since 1.6.0), each clicked as the instruction writes
  * it, `size: small` (since 1.7.0; lettered a, b, … at 1.5.0 and 1.6.0); 2:
@@ -126,7 +127,7 @@ export type WebshopLevel = {
 
 /** Each level below the top. */
 export const WEBSHOP_LEVEL_CATALOG: Record<number, WebshopLevel> = {
-  1: { size: 300, maxOptions: 1, results: 5, ids: "named", opensOnResults: true },
+  1: { size: 3000, maxOptions: 1, results: 5, ids: "named", opensOnResults: true },
   2: { size: 1000, maxOptions: 1, results: 10, ids: "product", opensOnResults: false },
 };
 

@@ -144,7 +144,7 @@ function createWebshopEnv(
 }
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "300 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are lettered a, b, … in an order drawn per instruction",
+  1: "3,000 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are listed in an order drawn per instruction and clicked as the instruction writes them, click[size: small]",
   2: "1,000 products named by made-up words, at most one option each, 10 results a search",
 };
 
@@ -156,9 +156,12 @@ const LEVEL_TEXT: Record<number, string> = {
  * next version searches the built-in catalog in memory on every host (catalog.ts `builtinSource`): a
  * host with a database had ranked it with FTS5, differently. Goals are 1.5.0's, and so is the first
  * page as a host without a database showed it, which is how the tasks are counted and grouped.
+ * webshop-l1 2.0.0 has 3,000 products instead of 300: a split is a tenth of the products, and test's
+ * 30 were too few to measure a policy by (an episode's outcome mostly follows its product). New
+ * goals, so no earlier version's tasks.
  */
 const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly string[] }> = {
-  1: { version: "1.8.0", sameTasksAs: ["1.5.0", "1.6.0", "1.7.0"] },
+  1: { version: "2.0.0" },
   2: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
   3: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
 };

@@ -3,12 +3,13 @@ import { parseHermesCalls } from "../../shared/tool-calls.js";
 import { openLocalDb } from "../data/local-db.js";
 import { generateSecrets } from "../kit/index.js";
 import { builtinSource } from "./catalog.js";
+import { WEBSHOP_LEVEL_CATALOG } from "./generator.js";
 import { type Goal, goalOptionValues } from "./goal.js";
 import { createWebshop } from "./index.js";
 import { priceTag } from "./product.js";
 
 const runtime = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: await openLocalDb(":memory:") } };
-const source = builtinSource(300, 1);
+const source = builtinSource(WEBSHOP_LEVEL_CATALOG[1]?.size ?? 0, 1);
 const store = await source.store(runtime);
 const l1 = createWebshop({ level: 1 });
 
