@@ -11,7 +11,13 @@ import {
   importWebshopHumanInstructions,
   importWebshopProducts,
 } from "./webshop/importers.js";
-import { webshop, webshopLevels, webshopReal, webshopRealHuman } from "./webshop/index.js";
+import {
+  webshop,
+  webshopL1Catalog300,
+  webshopLevels,
+  webshopReal,
+  webshopRealHuman,
+} from "./webshop/index.js";
 
 /** Every environment that ships with edgegym, served at `/envs/<name>` by every host. */
 export const builtinEnvironments: readonly Environment[] = [
@@ -46,4 +52,27 @@ export const builtinImporters: Readonly<Record<string, Importer>> = {
 
 export function findBuiltin(name: string): Environment | undefined {
   return builtinEnvironments.find((e) => e.name === name);
+}
+
+/**
+ * Earlier versions of built-in envs whose tasks changed, kept in code (not served by the hosts) so that
+ * runs recorded against them can still be grouped by task and replayed in process.
+ */
+const archivedEnvironments: readonly Environment[] = [webshopL1Catalog300];
+
+/** The built-in env `name` at `version`: today's, or an archived one at that version. */
+export function findBuiltinAt(name: string, version: string): Environment | undefined {
+  const today = findBuiltin(name);
+  if (today?.version === version) return today;
+  return archivedEnvironments.find((e) => e.name === name && e.version === version);
+}
+
+/**
+ * The built-in env, today's or archived, whose tasks and first observations are those of `name` at
+ * `version` (its own version, or one it lists in `sameTasksAs`).
+ */
+export function findBuiltinTasksOf(name: string, version: string): Environment | undefined {
+  return [findBuiltin(name), ...archivedEnvironments.filter((e) => e.name === name)].find(
+    (e) => e !== undefined && (e.version === version || e.definition.sameTasksAs?.includes(version) === true),
+  );
 }

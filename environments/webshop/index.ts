@@ -143,9 +143,11 @@ function createWebshopEnv(
   });
 }
 
-const LEVEL_TEXT: Record<number, string> = {
-  1: "3,000 products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are listed in an order drawn per instruction and clicked as the instruction writes them, click[size: small]",
-  2: "1,000 products named by made-up words, at most one option each, 10 results a search",
+const LEVEL_TEXT: Record<number, (size: number) => string> = {
+  1: (size) =>
+    `${size.toLocaleString("en-US")} products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are listed in an order drawn per instruction and clicked as the instruction writes them, click[size: small]`,
+  2: (size) =>
+    `${size.toLocaleString("en-US")} products named by made-up words, at most one option each, 10 results a search`,
 };
 
 /**
@@ -170,7 +172,10 @@ const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly st
  * WebShop over the built-in generated catalog, searched in memory: needs no download and no database.
  * `level` below the top (`webshop-l<level>`) makes the catalog smaller and keeps one option per product.
  */
-export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environment {
+export function createWebshop(
+  overrides: Partial<WebshopConfig> = {},
+  version?: { version: string; sameTasksAs?: readonly string[] },
+): Environment {
   const level = checkLevel(overrides.level, WEBSHOP_LEVELS);
   const catalogSize = WEBSHOP_LEVEL_CATALOG[level]?.size ?? DEFAULT_WEBSHOP_CONFIG.catalogSize;
   const config = withLevel({ ...DEFAULT_WEBSHOP_CONFIG, catalogSize, ...overrides }, level, WEBSHOP_LEVELS);
@@ -180,11 +185,11 @@ export function createWebshop(overrides: Partial<WebshopConfig> = {}): Environme
     levelName("webshop", level, WEBSHOP_LEVELS),
     level >= WEBSHOP_LEVELS
       ? description
-      : `${description} Level ${level} of ${WEBSHOP_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
+      : `${description} Level ${level} of ${WEBSHOP_LEVELS}: ${LEVEL_TEXT[level]?.(config.catalogSize) ?? ""}.`,
     builtinSource(config.catalogSize, level),
     config,
     WEBSHOP_LEVEL_CATALOG[level] ?? WEBSHOP_VIEW,
-    LEVEL_VERSION[level],
+    version ?? LEVEL_VERSION[level],
   );
 }
 
@@ -212,6 +217,14 @@ export const webshop = createWebshop();
 /** The lower levels, served as `webshop-l1` and `webshop-l2` (level 3 is `webshop`). */
 export const webshopLevels = Array.from({ length: WEBSHOP_LEVELS - 1 }, (_, i) =>
   createWebshop({ level: i + 1 }),
+);
+/**
+ * webshop-l1 as it was up to 1.8.0 (300 products), kept so that runs recorded at 1.5.0–1.8.0 can still
+ * be grouped by task and replayed in process (`local:webshop-l1@1.8.0`). Not served by the hosts.
+ */
+export const webshopL1Catalog300 = createWebshop(
+  { level: 1, catalogSize: 300 },
+  { version: "1.8.0", sameTasksAs: ["1.5.0", "1.6.0", "1.7.0"] },
 );
 export const webshopReal = createWebshopReal();
 export const webshopRealHuman = createWebshopReal("human");

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseHermesCalls } from "../../shared/tool-calls.js";
+import { findBuiltin, findBuiltinAt, findBuiltinTasksOf } from "../builtin.js";
 import { openLocalDb } from "../data/local-db.js";
 import { generateSecrets } from "../kit/index.js";
 import { builtinSource } from "./catalog.js";
-import { WEBSHOP_LEVEL_CATALOG } from "./generator.js";
+import { builtinCatalog, WEBSHOP_LEVEL_CATALOG } from "./generator.js";
 import { type Goal, goalOptionValues } from "./goal.js";
 import { createWebshop } from "./index.js";
 import { priceTag } from "./product.js";
@@ -119,5 +120,36 @@ describe("webshop level 1", () => {
     );
     const { action } = await l2.expert(started.session, runtime);
     expect(command(action.content ?? "")).toMatch(/^search\[/);
+  });
+
+  it("keeps 1.8.0 (300 products) for recorded runs: its test pages come from the 300, and 2.0.0's from 3,000", async () => {
+    const archived = findBuiltinAt("webshop-l1", "1.8.0");
+    expect(archived?.version).toBe("1.8.0");
+    expect(findBuiltinAt("webshop-l1", "2.0.0")).toBe(findBuiltin("webshop-l1"));
+    expect(findBuiltinAt("webshop-l1", "1.7.0")).toBeUndefined();
+    expect(findBuiltinTasksOf("webshop-l1", "1.5.0")).toBe(archived);
+    // Test products are every tenth: 30 of the 300, 300 of the 3,000 (index ≡ 0 mod 10 either way).
+    const titles = (size: number) =>
+      new Set(
+        builtinCatalog(size, 0, 1, "word")
+          .filter((_, i) => i % 10 === 0)
+          .map((p) => p.title),
+      );
+    const [small, large] = [titles(300), titles(3000)];
+    const products = async (env: typeof l1) => {
+      const seen = new Set<string>();
+      for (let index = 0; index < 40; index++) {
+        const started = await env.startSession({ split: "test", index }, runtime);
+        const page = started.observation.messages.at(-1)?.content ?? "";
+        // Each task's product is on its results page; collect the test products shown.
+        for (const t of [...large].filter((t) => page.includes(t))) seen.add(t);
+      }
+      return seen;
+    };
+    if (!archived) throw new Error("no archived webshop-l1 1.8.0");
+    const before = await products(archived);
+    expect(before.size).toBeGreaterThan(0);
+    expect([...before].every((t) => small.has(t))).toBe(true);
+    expect([...(await products(l1))].some((t) => !small.has(t))).toBe(true);
   });
 });

@@ -39,6 +39,17 @@ describe("resolveEnv", () => {
     expect(manifest.value.splits.train).toBe(2);
   });
 
+  it("runs local:<name>@<version> for an archived version of a built-in, and no other version", async () => {
+    const transport = await resolveEnv("local:webshop-l1@1.8.0", { connections: 1 });
+    if (!transport.ok) throw new Error(transport.error);
+    const manifest = await new EnvClient(transport.value).manifest();
+    expect(manifest.ok && [manifest.value.name, manifest.value.version]).toEqual(["webshop-l1", "1.8.0"]);
+    expect(await resolveEnv("local:webshop-l1@1.7.0", { connections: 1 })).toEqual({
+      ok: false,
+      error: 'no built-in environment named "webshop-l1" at 1.7.0',
+    });
+  });
+
   it("rejects an unknown built-in and an unknown form", async () => {
     expect(await resolveEnv("local:nope", { connections: 1 })).toMatchObject({ ok: false });
     expect(await resolveEnv("ftp://x", { connections: 1 })).toMatchObject({ ok: false });

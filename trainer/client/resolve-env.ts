@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { findBuiltin } from "../../environments/builtin.js";
+import { findBuiltin, findBuiltinAt } from "../../environments/builtin.js";
 import { localDbPath, openLocalDb } from "../../environments/data/local-db.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
@@ -13,7 +13,7 @@ import { httpTransport, localTransport, type Transport } from "./transport.js";
  * - `http(s)://…/envs/<name>`: that base URL;
  * - `hub://owner/name@version`: the hub gateway `<hub>/v1/envs/owner/name@version` with the bearer
  *   token of `edgegym login` (EDGEGYM_HUB_URL / EDGEGYM_TOKEN override the credentials file);
- * - `local:<name>`: the built-in env in-process, with fresh secrets and, when it exists, the local
+ * - `local:<name>` or `local:<name>@<version>` (an archived version): the built-in env in-process, with fresh secrets and, when it exists, the local
  *   dataset file of `npm run data` (`EDGEGYM_DATA_DB`, default `.edgegym/data.db`).
  */
 export async function resolveEnv(
@@ -30,9 +30,11 @@ export async function resolveEnv(
     return ok(httpTransport(base, { connections: opts.connections, ...(headers ? { headers } : {}) }));
   }
   if (spec.startsWith("local:")) {
-    const name = spec.slice("local:".length);
-    const env = findBuiltin(name);
-    if (env === undefined) return err(`no built-in environment named "${name}"`);
+    // `local:<name>@<version>` names an archived earlier version (environments/builtin.ts).
+    const [name = "", version] = spec.slice("local:".length).split("@");
+    const env = version === undefined ? findBuiltin(name) : findBuiltinAt(name, version);
+    if (env === undefined)
+      return err(`no built-in environment named "${name}"${version === undefined ? "" : ` at ${version}`}`);
     // Datasets imported with `npm run data` serve dataset-backed envs (calculator-gsm8k, ...) here too.
     const dbPath = localDbPath(opts.env ?? process.env);
     const db = existsSync(dbPath) ? { EDGEGYM_DB: await openLocalDb(dbPath) } : {};

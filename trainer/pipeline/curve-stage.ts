@@ -1,6 +1,7 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { findBuiltin } from "../../environments/builtin.js";
+import { findBuiltin, findBuiltinAt, findBuiltinTasksOf } from "../../environments/builtin.js";
+import type { Environment } from "../../environments/kit/index.js";
 import { parseEnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
@@ -24,33 +25,37 @@ export type CurveStageOptions = {
   progress: (done: number, total: number) => void;
 };
 
-/** The built-in env a recipe names, with the version it asks for: ours, and needing no imported dataset. */
-function ownBuiltin(recipe: Recipe) {
+/** The recipe's env as name and version when it is one of ours and needs no imported dataset. */
+function ownRef(recipe: Recipe) {
   const ref = parseEnvRef(recipe.env);
-  const builtin = ref?.owner === "edgegym" && recipe.data.length === 0 ? findBuiltin(ref.name) : undefined;
-  return ref && builtin ? { builtin, version: ref.version } : undefined;
+  return ref?.owner === "edgegym" && recipe.data.length === 0 ? ref : undefined;
+}
+
+/** `local:<name>` for today's built-in env, `local:<name>@<version>` for an archived one. */
+function localSpec(env: Environment): string {
+  return findBuiltin(env.name) === env ? `local:${env.name}` : `local:${env.name}@${env.version}`;
 }
 
 /**
- * The env the curve plays on: the built-in env in-process when the hub env is one of ours at the
- * version this code serves and needs no imported dataset (no hub in the way of a plot); otherwise the
- * local hub's gateway, as training does.
+ * The env the curve plays on: the built-in env in-process when the hub env is one of ours at a
+ * version this code serves (today's, or an archived earlier one) and needs no imported dataset (no hub
+ * in the way of a plot); otherwise the local hub's gateway, as training does.
  */
 export function curveEnvSpec(recipe: Recipe): string {
-  const own = ownBuiltin(recipe);
-  if (own && own.builtin.version === own.version) return `local:${own.builtin.name}`;
-  return `hub://${recipe.env}`;
+  const ref = ownRef(recipe);
+  const env = ref ? findBuiltinAt(ref.name, ref.version) : undefined;
+  return env ? localSpec(env) : `hub://${recipe.env}`;
 }
 
 /**
  * The built-in env whose tasks are the recipe's, for counting and grouping them (never for playing
  * them): as {@link curveEnvSpec}, and also when the recipe names an earlier version whose tasks and
- * first observations the built-in keeps (its `sameTasksAs`).
+ * first observations a built-in keeps (its `sameTasksAs`).
  */
 export function taskEnvSpec(recipe: Recipe): string {
-  const own = ownBuiltin(recipe);
-  if (own?.builtin.definition.sameTasksAs?.includes(own.version)) return `local:${own.builtin.name}`;
-  return curveEnvSpec(recipe);
+  const ref = ownRef(recipe);
+  const env = ref ? findBuiltinTasksOf(ref.name, ref.version) : undefined;
+  return env ? localSpec(env) : `hub://${recipe.env}`;
 }
 
 const exists = (path: string) =>
