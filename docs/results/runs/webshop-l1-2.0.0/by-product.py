@@ -3,10 +3,20 @@
 # standard error clustered by product, sqrt(C/(C-1)·Σ_c S_c²)/n, as docs/results.md clusters by goal.
 # Several run folders (seeds from one SFT policy) are pooled: d_i is their mean RL outcome minus SFT's.
 import json, math, sys, collections
+# With --evals <baseline eval dir> <eval dir>..., it compares `edgegym eval` folders (trajectories.jsonl)
+# instead: the first plays the part of SFT.
 products = json.load(open(sys.argv[1]))
-states = [json.load(open(f"{d}/state.json")) for d in sys.argv[2:]]
-sft = [int(c) for c in states[0]["evalSft"]["outcomes"]]
-rl = [sum(int(s["evalRl"]["outcomes"][i]) for s in states) / len(states) for i in range(len(sft))]
+if sys.argv[2] == "--evals":
+    def played(d):
+        won = {json.loads(l)["task"]["index"]: int(json.loads(l)["success"]) for l in open(f"{d}/trajectories.jsonl")}
+        return [won[i] for i in range(len(won))]
+    sft, others = played(sys.argv[3]), [played(d) for d in sys.argv[4:]]
+    states = others
+    rl = [sum(o[i] for o in others) / len(others) for i in range(len(sft))]
+else:
+    states = [json.load(open(f"{d}/state.json")) for d in sys.argv[2:]]
+    sft = [int(c) for c in states[0]["evalSft"]["outcomes"]]
+    rl = [sum(int(s["evalRl"]["outcomes"][i]) for s in states) / len(states) for i in range(len(sft))]
 n = len(sft)
 by = collections.defaultdict(lambda: [0, 0, 0.0])
 for i in range(n):
