@@ -13,8 +13,9 @@ import { httpTransport, localTransport, type Transport } from "./transport.js";
  * - `http(s)://…/envs/<name>`: that base URL;
  * - `hub://owner/name@version`: the hub gateway `<hub>/v1/envs/owner/name@version` with the bearer
  *   token of `edgegym login` (EDGEGYM_HUB_URL / EDGEGYM_TOKEN override the credentials file);
- * - `local:<name>` or `local:<name>@<version>` (an archived version): the built-in env in-process, with fresh secrets and, when it exists, the local
- *   dataset file of `npm run data` (`EDGEGYM_DATA_DB`, default `.edgegym/data.db`).
+ * - `local:<name>`, or `local:<name>@<version>` for an archived version: the built-in env in-process,
+ *   with fresh secrets and, when it exists, the local dataset file of `npm run data`
+ *   (`EDGEGYM_DATA_DB`, default `.edgegym/data.db`).
  */
 export async function resolveEnv(
   spec: string,
