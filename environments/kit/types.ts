@@ -85,6 +85,12 @@ export type EnvironmentDefinition<Task, State, Config> = {
   /** `sequential` when tools change state (a browser), so calls in one action apply in order. */
   toolConcurrency?: "parallel" | "sequential";
   tasks: TaskSource<Task>;
+  /**
+   * What tasks share beyond what they show the policy, so that their outcomes move together (a
+   * WebShop goal's product: its results and item pages). Paired comparisons of policies cluster
+   * their standard error by it; without it, by task. `unit` names the clusters, plural ("products").
+   */
+  taskCluster?: { unit: string; of(task: Task): string };
   limits?: Partial<Limits>;
   reward: { min: number; max: number };
   /** Behaviour settings (reward shaping, truncation sizes): part of the content hash. */

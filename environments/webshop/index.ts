@@ -102,6 +102,8 @@ function createWebshopEnv(
     },
     toolConcurrency: "sequential",
     tasks: source.tasks,
+    // Goals on one product share its pages, so a policy's outcomes on them move together.
+    taskCluster: { unit: "products", of: (goal) => goal.asin },
     limits: { maxSteps: 15, maxActionChars: 2048, stepTimeoutMs: 10_000 },
     reward: { min: 0, max: 1 },
     config,

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { findBuiltin, findBuiltinAt } from "../../environments/builtin.js";
 import { localDbPath, openLocalDb } from "../../environments/data/local-db.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
+import type { Environment } from "../../environments/kit/index.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
 import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
@@ -31,16 +32,29 @@ export async function resolveEnv(
     return ok(httpTransport(base, { connections: opts.connections, ...(headers ? { headers } : {}) }));
   }
   if (spec.startsWith("local:")) {
-    // `local:<name>@<version>` names an archived earlier version (environments/builtin.ts).
-    const [name = "", version] = spec.slice("local:".length).split("@");
-    const env = version === undefined ? findBuiltin(name) : findBuiltinAt(name, version);
-    if (env === undefined)
-      return err(`no built-in environment named "${name}"${version === undefined ? "" : ` at ${version}`}`);
-    // Datasets imported with `npm run data` serve dataset-backed envs (calculator-gsm8k, ...) here too.
-    const dbPath = localDbPath(opts.env ?? process.env);
-    const db = existsSync(dbPath) ? { EDGEGYM_DB: await openLocalDb(dbPath) } : {};
-    const bindings = { ...(await generateSecrets()), ...db };
-    return ok(localTransport(createEnvironmentsHost([env]), `/envs/${name}`, bindings));
+    const local = await localBuiltin(spec, opts.env ?? process.env);
+    if (!local.ok) return local;
+    const { env, bindings } = local.value;
+    return ok(localTransport(createEnvironmentsHost([env]), `/envs/${env.name}`, bindings));
   }
   return err(`--env must be a URL, hub://owner/name@version or local:<name>, got "${spec}"`);
+}
+
+/**
+ * The built-in env a `local:<name>` or `local:<name>@<version>` spec names (an archived earlier
+ * version with `@`, environments/builtin.ts) and the bindings it runs with in-process: fresh secrets
+ * and, when it exists, the local dataset file of `npm run data`, so that dataset-backed envs
+ * (calculator-gsm8k, ...) serve here too.
+ */
+export async function localBuiltin(
+  spec: string,
+  vars: NodeJS.ProcessEnv = process.env,
+): Promise<Result<{ env: Environment; bindings: Record<string, unknown> }, string>> {
+  const [name = "", version] = spec.slice("local:".length).split("@");
+  const env = version === undefined ? findBuiltin(name) : findBuiltinAt(name, version);
+  if (env === undefined)
+    return err(`no built-in environment named "${name}"${version === undefined ? "" : ` at ${version}`}`);
+  const dbPath = localDbPath(vars);
+  const db = existsSync(dbPath) ? { EDGEGYM_DB: await openLocalDb(dbPath) } : {};
+  return ok({ env, bindings: { ...(await generateSecrets()), ...db } });
 }

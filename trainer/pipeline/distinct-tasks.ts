@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { connectEnv } from "../client/connect-env.js";
 import type { EnvClient } from "../client/env-client.js";
+import { localBuiltin } from "../client/resolve-env.js";
 
 /** Train tasks compared with the test tasks by `npm run results`: 10,000 resets take 3–6 s in-process. */
 export const TRAIN_CHECKED = 10_000;
@@ -68,4 +69,28 @@ export async function distinctTasks(
   } finally {
     await client.close();
   }
+}
+
+/** Each task's cluster, in order, and what the clusters are ("products"). */
+export type TaskClusters = { unit: string; keys: readonly string[] };
+
+/**
+ * The cluster of each of `tasks` of a split when the built-in env `spec` (`local:<name>[@<version>]`)
+ * declares one (`taskCluster`: WebShop's product), so that a paired comparison clusters its standard
+ * error by what the tasks share rather than by task; `undefined` when it declares none.
+ */
+export async function taskClusters(
+  spec: string,
+  split: string,
+  tasks: readonly number[],
+): Promise<Result<TaskClusters | undefined>> {
+  const local = await localBuiltin(spec);
+  if (!local.ok) return local;
+  const { env, bindings } = local.value;
+  const cluster = env.definition.taskCluster;
+  if (cluster === undefined) return ok(undefined);
+  const keys: string[] = [];
+  for (const index of tasks)
+    keys.push(cluster.of(await env.definition.tasks.get(split, index, { bindings })));
+  return ok({ unit: cluster.unit, keys });
 }

@@ -45,12 +45,12 @@ describe("RL against SFT, paired by task", () => {
     expect(p?.se).toBeCloseTo(Math.sqrt(3) / 4, 12);
     expect(p?.k).toBeCloseTo(1.1547005, 6);
     expect(p?.beats).toBe(false);
-    expect(p?.tasks).toBe(3);
+    expect(p?.clusters).toBe(3);
     // Without keys each index is a task: Σ (d − d̄)² = 0.25 + 1 + 0.25 + 0 = 1.5, C = 4,
     // se = sqrt(4/3 · 1.5) / 4 = sqrt(2)/4 = 0.3535534.
     const unclustered = pairedDifference("0100", ["1110", "1011"]);
     expect(unclustered?.se).toBeCloseTo(Math.sqrt(2) / 4, 12);
-    expect(unclustered?.tasks).toBe(4);
+    expect(unclustered?.clusters).toBe(4);
   });
 
   it("beats SFT at 2 standard errors of the paired difference", () => {

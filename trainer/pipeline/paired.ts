@@ -37,13 +37,15 @@ export function evalOutcomes(
  * RL − SFT compared task by task: the difference d, its standard error, d/se as k, whether d ≥ 2·se,
  * and over how many distinct tasks.
  */
-export type PairedDifference = { d: number; se: number; k: number; beats: boolean; tasks: number };
+/** `clusters`: C, how many clusters the n tasks formed (distinct tasks, or what `keys` groups them by). */
+export type PairedDifference = { d: number; se: number; k: number; beats: boolean; clusters: number };
 
 /**
  * RL − SFT on the same tasks 0..n−1, paired by task. With o_{s,i} ∈ {0, 1} seed s's outcome on task
  * i (S seeds) and q_i the SFT policy's, d_i = (1/S)·Σ_s o_{s,i} − q_i and d̄ = (1/n)·Σ_i d_i. Indices
- * that show the policy the same task (equal `keys[i]`) are one cluster c, because a greedy policy
- * plays a repeated task the same way again; over the C clusters,
+ * with equal `keys[i]` are one cluster c: those that show the policy the same task, because a greedy
+ * policy plays a repeated task the same way again, or what else their outcomes share (a WebShop
+ * goal's product); over the C clusters,
  *
  *   se = sqrt(C/(C−1) · Σ_c (Σ_{i∈c} (d_i − d̄))²) / n
  *
@@ -78,5 +80,5 @@ export function pairedDifference(
   const ss = [...clusters.values()].reduce((a, s) => a + s * s, 0);
   const se = Math.sqrt((c / (c - 1)) * ss) / n;
   const k = se > 0 ? mean / se : mean > 0 ? Number.POSITIVE_INFINITY : 0;
-  return { d: mean, se, k, beats: se > 0 ? mean >= 2 * se : mean > 0, tasks: c };
+  return { d: mean, se, k, beats: se > 0 ? mean >= 2 * se : mean > 0, clusters: c };
 }

@@ -200,20 +200,31 @@ describe("pooling RL seeds from one SFT policy", () => {
     ];
     const [g] = poolSeeds(seeds);
     if (!g) throw new Error("no group");
-    const keys = new Map([[evalSetting(seeds[0] as FinishedRun), ["a", "b", "c", "b"]]]);
+    const keys = new Map([
+      [evalSetting(seeds[0] as FinishedRun), { unit: "tasks", keys: ["a", "b", "c", "b"] }],
+    ]);
     // d = (1+1)/2−0, (1+1)/2−1, (0+1)/2−0, (1+1)/2−1 = 1, 0, 0.5, 0; d̄ = 1.5/4 = 0.375.
     // d − d̄ = 0.625, −0.375, 0.125, −0.375; clusters a: 0.625, b: −0.75, c: 0.125, C = 3;
     // Σ S² = 0.390625 + 0.5625 + 0.015625 = 0.96875; se = sqrt(3/2 · 0.96875) / 4 = 0.3014027.
     const paired = withPaired(g, keys).paired;
     expect(paired?.d).toBeCloseTo(0.375, 12);
     expect(paired?.se).toBeCloseTo(Math.sqrt(1.5 * 0.96875) / 4, 12);
-    expect(paired?.tasks).toBe(3);
+    expect(paired?.clusters).toBe(3);
     const row = pooledTables([withPaired(g, keys)], new Map())
       .split("\n")
       .find((l) => l.startsWith("| SFT+GRPO |"))
       ?.split(" | ");
     // k = 0.375 / 0.3014027 = 1.244.
     expect(row?.[5]).toBe("+0.375 ± 0.301 over 3 tasks: does not beat SFT (1.2 s.e.)");
+    // Clusters an env declares (webshop's products) are named in the cell.
+    const byProduct = new Map([
+      [evalSetting(seeds[0] as FinishedRun), { unit: "products", keys: ["a", "b", "c", "b"] }],
+    ]);
+    const productRow = pooledTables([withPaired(g, byProduct)], new Map())
+      .split("\n")
+      .find((l) => l.startsWith("| SFT+GRPO |"))
+      ?.split(" | ");
+    expect(productRow?.[5]).toBe("+0.375 ± 0.301 over 3 products: does not beat SFT (1.2 s.e.)");
     // A seed without a record leaves the group without a paired figure.
     const [partial] = poolSeeds([
       seeds[0] as FinishedRun,

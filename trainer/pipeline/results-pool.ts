@@ -1,4 +1,5 @@
 import { resolveMethod } from "../algos/registry.js";
+import type { TaskClusters } from "./distinct-tasks.js";
 import { type PairedDifference, pairedDifference } from "./paired.js";
 import type { FinishedRun } from "./run-folders.js";
 
@@ -52,8 +53,11 @@ export type Group = {
   /** Over every finished seed's episodes: n is the sum of the seeds' n. */
   pooled?: Rate;
   vsSft?: Difference;
-  /** RL − SFT task by task (`withPaired`), when SFT and every finished seed recorded their outcomes. */
-  paired?: PairedDifference;
+  /**
+   * RL − SFT task by task (`withPaired`), when SFT and every finished seed recorded their outcomes;
+   * `unit` names its clusters ("tasks", or the env's `taskCluster`, "products").
+   */
+  paired?: PairedDifference & { unit: string };
   backends: string[];
   runs: FinishedRun[];
 };
@@ -174,17 +178,18 @@ export const evalSetting = (r: FinishedRun) => `${r.recipe.env} ${r.recipe.eval.
 
 /**
  * The group with its paired comparison ({@link pairedDifference}): the SFT evaluation's outcomes and
- * those of every seed that finished, clustered by `keys` of its evaluation setting (task i's key at
- * position i) when known.
+ * those of every seed that finished, clustered by `clusters` of its evaluation setting (task i's key
+ * at position i, and what the keys are) when known, else by task index.
  */
-export function withPaired(g: Group, keys: ReadonlyMap<string, readonly string[]>): Group {
+export function withPaired(g: Group, clusters: ReadonlyMap<string, TaskClusters>): Group {
   const first = g.runs[0];
   if (!first || !g.sft) return g;
   const sftRunId = g.sft.runId;
   const sft = g.runs.map((r) => r.state.evalSft).find((e) => e?.runId === sftRunId && e.outcomes)?.outcomes;
   const seeds = g.runs.flatMap((r) => (r.state.evalRl ? [r.state.evalRl.outcomes] : []));
-  const paired = pairedDifference(sft, seeds, keys.get(evalSetting(first)));
-  return paired ? { ...g, paired } : g;
+  const c = clusters.get(evalSetting(first));
+  const paired = pairedDifference(sft, seeds, c?.keys);
+  return paired ? { ...g, paired: { ...paired, unit: c?.unit ?? "tasks" } } : g;
 }
 
 /** "beats SFT by 2.3 s.e." or "does not beat SFT (0.4 s.e.)". */

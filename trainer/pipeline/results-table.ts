@@ -210,7 +210,7 @@ export function pooledTables(
             g.vsSft ? fmtDifference(g.vsSft) : "-",
             g.vsSft ? judged(g.vsSft) : "-",
             g.paired
-              ? `${fmtDifference(g.paired)} over ${g.paired.tasks} tasks: ${judged(g.paired)}`
+              ? `${fmtDifference(g.paired)} over ${g.paired.clusters} ${g.paired.unit}: ${judged(g.paired)}`
               : "no task-by-task record",
             g.seeds
               .map(

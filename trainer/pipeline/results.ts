@@ -9,7 +9,7 @@ import { collectDemos } from "../rollout/demos.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { readCurve } from "./curve.js";
 import { taskEnvSpec } from "./curve-stage.js";
-import { distinctTasks, TRAIN_CHECKED } from "./distinct-tasks.js";
+import { distinctTasks, type TaskClusters, TRAIN_CHECKED, taskClusters } from "./distinct-tasks.js";
 import { evalSetting, type Group, poolSeeds, withPaired } from "./results-pool.js";
 import {
   COLUMNS,
@@ -102,16 +102,16 @@ for (const g of pooled) {
 }
 const notes = new Map<string, EnvNote>();
 const plotDir = join(dirname(values.out), "results");
-/** Per evaluation setting (`evalSetting`), each test index's task key, for the paired comparison. */
-const taskKeys = new Map<string, string[]>();
+/** Per evaluation setting (`evalSetting`), each test index's cluster, for the paired comparison. */
+const taskClusterKeys = new Map<string, TaskClusters>();
 for (const env of [...new Set(pooled.map((g) => g.env))]) {
   const onEnv = pooled.filter((g) => g.env === env);
-  const lines = [await tasksLine(onEnv, taskKeys)];
+  const lines = [await tasksLine(onEnv, taskClusterKeys)];
   const plot = await plotCurves(env, onEnv);
   if (plot) lines.push(plot);
   notes.set(env, { lines });
 }
-const groups = pooled.map((g) => withPaired(g, taskKeys));
+const groups = pooled.map((g) => withPaired(g, taskClusterKeys));
 const experts: ExpertCell[] = [];
 const skipped: string[] = [];
 for (const col of COLUMNS) {
@@ -147,7 +147,9 @@ sqrt(p1(1−p1)/n1 + p2(1−p2)/n2), and the verdict says whether it is at least
 task** compares the same tasks one by one, which is sharper when RL keeps most of what SFT solved:
 d_i is the seeds' mean success on test task i minus SFT's, and its mean d̄ has the cluster-robust
 standard error sqrt(C/(C−1)·Σ_c S_c²)/n, S_c the sum of d_i − d̄ over the indices showing the policy
-task c (a repeated task is one greedy episode played again, so it counts once), over C distinct tasks. It needs every
+task c (a repeated task is one greedy episode played again, so it counts once), over C distinct tasks;
+where the env says what its tasks share (webshop: a goal's product, whose pages every goal on it shows),
+c is that instead, and the column says over how many of those. It needs every
 evaluation's task-by-task record (\`outcomes\` in state.json, written since 2026-11-27; a task cut without a
 receipt is a failure there, as in the hub's count); "no task-by-task record" otherwise. Every seed is
 listed on its own line with its run folder, unfinished ones with the stage they stopped in. The model
@@ -239,9 +241,9 @@ await writeFile(values.out, doc);
 /**
  * Per evaluation setting of the env's groups: how many distinct tasks the n test indices are, and how
  * many of those also occur among the first train tasks (from the env played in-process). Each
- * setting's task keys go into `keys`.
+ * setting's clusters go into `keys`: the env's `taskCluster` when it declares one, else the tasks.
  */
-async function tasksLine(onEnv: readonly Group[], keys: Map<string, string[]>): Promise<string> {
+async function tasksLine(onEnv: readonly Group[], keys: Map<string, TaskClusters>): Promise<string> {
   const lines: string[] = [];
   const settings = new Map(onEnv.flatMap((g) => g.runs.map((r) => [evalSetting(r), r.recipe])));
   for (const [setting, recipe] of settings) {
@@ -252,23 +254,26 @@ async function tasksLine(onEnv: readonly Group[], keys: Map<string, string[]>): 
       lines.push(`${head}; distinct tasks not counted (${spec} is not a built-in env at this version here).`);
       continue;
     }
-    const d = await distinctTasks(
-      spec,
-      split,
-      Array.from({ length: count }, (_, i) => i),
-      TRAIN_CHECKED,
-    );
+    const indices = Array.from({ length: count }, (_, i) => i);
+    const d = await distinctTasks(spec, split, indices, TRAIN_CHECKED);
     if (!d.ok) {
       lines.push(`${head}; distinct tasks not counted (${d.error}).`);
       continue;
     }
     const { distinct, inTrain } = d.value;
-    keys.set(setting, d.value.keys);
+    const clusters = await taskClusters(spec, split, indices);
+    const own = clusters.ok ? clusters.value : undefined;
+    keys.set(setting, own ?? { unit: "tasks", keys: d.value.keys });
     const train = inTrain
       ? ` ${inTrain.count} of the ${distinct} also occur among train tasks 0..${inTrain.checked - 1}.`
       : "";
+    const clustered = own
+      ? ` They fall on ${new Set(own.keys).size} ${own.unit}, and the paired comparison clusters by those: tasks on one of them share what the policy meets, so their outcomes move together.`
+      : clusters.ok
+        ? ""
+        : ` Paired by task: what the tasks share is not known (${clusters.error}).`;
     lines.push(
-      `${head}: ${distinct} distinct tasks (distinct first observations of \`${spec}\`)${distinct < count ? ", so the n episodes repeat tasks" : ""}.${train}`,
+      `${head}: ${distinct} distinct tasks (distinct first observations of \`${spec}\`)${distinct < count ? ", so the n episodes repeat tasks" : ""}.${train}${clustered}`,
     );
   }
   return lines.join("\n\n");
