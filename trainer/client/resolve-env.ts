@@ -32,29 +32,31 @@ export async function resolveEnv(
     return ok(httpTransport(base, { connections: opts.connections, ...(headers ? { headers } : {}) }));
   }
   if (spec.startsWith("local:")) {
-    const local = await localBuiltin(spec, opts.env ?? process.env);
-    if (!local.ok) return local;
-    const { env, bindings } = local.value;
-    return ok(localTransport(createEnvironmentsHost([env]), `/envs/${env.name}`, bindings));
+    const env = localBuiltin(spec);
+    if (!env.ok) return env;
+    const bindings = { ...(await generateSecrets()), ...(await localDataBindings(opts.env ?? process.env)) };
+    return ok(localTransport(createEnvironmentsHost([env.value]), `/envs/${env.value.name}`, bindings));
   }
   return err(`--env must be a URL, hub://owner/name@version or local:<name>, got "${spec}"`);
 }
 
 /**
  * The built-in env a `local:<name>` or `local:<name>@<version>` spec names (an archived earlier
- * version with `@`, environments/builtin.ts) and the bindings it runs with in-process: fresh secrets
- * and, when it exists, the local dataset file of `npm run data`, so that dataset-backed envs
- * (calculator-gsm8k, ...) serve here too.
+ * version with `@`, environments/builtin.ts).
  */
-export async function localBuiltin(
-  spec: string,
-  vars: NodeJS.ProcessEnv = process.env,
-): Promise<Result<{ env: Environment; bindings: Record<string, unknown> }, string>> {
+export function localBuiltin(spec: string): Result<Environment, string> {
   const [name = "", version] = spec.slice("local:".length).split("@");
   const env = version === undefined ? findBuiltin(name) : findBuiltinAt(name, version);
   if (env === undefined)
     return err(`no built-in environment named "${name}"${version === undefined ? "" : ` at ${version}`}`);
+  return ok(env);
+}
+
+/**
+ * The local dataset file of `npm run data` as a binding, when it exists, so that dataset-backed envs
+ * (calculator-gsm8k, ...) serve in-process too.
+ */
+export async function localDataBindings(vars: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
   const dbPath = localDbPath(vars);
-  const db = existsSync(dbPath) ? { EDGEGYM_DB: await openLocalDb(dbPath) } : {};
-  return ok({ env, bindings: { ...(await generateSecrets()), ...db } });
+  return existsSync(dbPath) ? { EDGEGYM_DB: await openLocalDb(dbPath) } : {};
 }

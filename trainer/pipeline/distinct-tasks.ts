@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { connectEnv } from "../client/connect-env.js";
 import type { EnvClient } from "../client/env-client.js";
-import { localBuiltin } from "../client/resolve-env.js";
+import { localBuiltin, localDataBindings } from "../client/resolve-env.js";
 
 /** Train tasks compared with the test tasks by `npm run results`: 10,000 resets take 3–6 s in-process. */
 export const TRAIN_CHECKED = 10_000;
@@ -84,13 +84,14 @@ export async function taskClusters(
   split: string,
   tasks: readonly number[],
 ): Promise<Result<TaskClusters | undefined>> {
-  const local = await localBuiltin(spec);
-  if (!local.ok) return local;
-  const { env, bindings } = local.value;
-  const cluster = env.definition.taskCluster;
+  const env = localBuiltin(spec);
+  if (!env.ok) return env;
+  const { definition } = env.value;
+  const cluster = definition.taskCluster;
   if (cluster === undefined) return ok(undefined);
+  // Only a dataset-backed env's tasks need a binding (its imported data); no session is opened.
+  const bindings = await localDataBindings(process.env);
   const keys: string[] = [];
-  for (const index of tasks)
-    keys.push(cluster.of(await env.definition.tasks.get(split, index, { bindings })));
+  for (const index of tasks) keys.push(cluster.of(await definition.tasks.get(split, index, { bindings })));
   return ok({ unit: cluster.unit, keys });
 }
