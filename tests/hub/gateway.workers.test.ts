@@ -96,23 +96,35 @@ describe("gateway", () => {
 
   it("rate-limits each token: 429 problem with Retry-After", async () => {
     const a = await newTeam(hub);
-    const { token } = await newToken(hub, a.team, ["read"]);
     const { name } = await newEnv(hub, a);
     // The hub with the tight test limiter: 5 requests per 10 s per token (vitest.config.ts).
     const app = createHubApp();
     const tight = hubClient(async (r) =>
       app.fetch(r, { ...env, HUB_RATE_LIMIT: env.HUB_TIGHT_LIMIT, HUB_RATE_LIMIT_PERIOD: "10" }),
     );
-    const statuses: number[] = [];
-    for (let i = 0; i < 5; i++)
-      statuses.push((await tight.call("GET", "/v1/envs?limit=1", { token })).status);
+    // The binding counts in fixed 10 s windows on the wall clock, as Cloudflare's does, so a burst
+    // that straddles a window's edge starts a fresh count there. Such a burst is played again, with
+    // a fresh token, until one falls inside a single window; the assertions are on that one.
+    const windowOf = () => Math.floor(Date.now() / 10_000);
+    const burst = async () => {
+      const { token } = await newToken(hub, a.team, ["read"]);
+      const first = windowOf();
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await tight.call("GET", "/v1/envs?limit=1", { token })).status);
+      const limited = await tight.call("GET", "/v1/envs?limit=1", { token });
+      // The gateway counts against the same budget.
+      const viaGateway = await tight.call("GET", `/v1/envs/${a.team}/${name}@1.0.0/v1/manifest`, { token });
+      return { statuses, limited, viaGateway, oneWindow: windowOf() === first };
+    };
+    let played = await burst();
+    for (let attempt = 1; !played.oneWindow && attempt < 3; attempt++) played = await burst();
+    expect(played.oneWindow).toBe(true);
+    const { statuses, limited, viaGateway } = played;
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
-    const limited = await tight.call("GET", "/v1/envs?limit=1", { token });
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe("rate_limited");
     expect(limited.headers.get("retry-after")).toBe("10");
-    // The gateway counts against the same budget.
-    const viaGateway = await tight.call("GET", `/v1/envs/${a.team}/${name}@1.0.0/v1/manifest`, { token });
     expect(viaGateway.status).toBe(429);
     expect(viaGateway.headers.get("retry-after")).toBe("10");
     // Another token of the same team is unaffected.
