@@ -14,9 +14,16 @@ import type {
 import { targetScores } from "./vocab-ops.js";
 import { disposeWeights, initWeights, type Weights, weightList } from "./weights.js";
 
+/** The identity, with a zero gradient: what passes through it is a constant to the tape. */
+const stopGradient = tf.customGrad(((x: tf.Tensor) => ({
+  value: tf.clone(x),
+  gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy),
+})) as never) as <T extends tf.Tensor>(x: T) => T;
+
 /** Qwen2/Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention. */
 export class Transformer implements PolicyModel {
   readonly trainableVariables: readonly tf.Variable[];
+  readonly valueVariables: readonly tf.Variable[];
   private readonly rope: RopeTables;
 
   constructor(
@@ -24,6 +31,7 @@ export class Transformer implements PolicyModel {
     readonly weights: Weights,
   ) {
     this.trainableVariables = weightList(weights);
+    this.valueVariables = weights.valueHead ? [weights.valueHead.weight, weights.valueHead.bias] : [];
     this.rope = ropeTables(config);
   }
 
@@ -61,7 +69,8 @@ export class Transformer implements PolicyModel {
       });
       const result: Record<string, tf.Tensor2D> = { logprobs: tf.reshape(scores.logprobs, [b, t]) };
       if (scores.entropy) result.entropy = tf.reshape(scores.entropy, [b, t]);
-      if (opts.values && this.weights.valueHead) result.values = this.valueHeadOf(hidden, b, t);
+      if (opts.values && this.weights.valueHead)
+        result.values = this.valueHeadOf(opts.detachValues ? stopGradient(hidden) : hidden, b, t);
       return result;
     });
     return out as unknown as Evaluation;

@@ -43,6 +43,11 @@ export interface ModelConfig {
 export interface EvaluateOptions {
   entropy?: boolean;
   values?: boolean;
+  /**
+   * The value head reads the trunk's hidden state through a stop-gradient, so that a loss on the values
+   * trains the value head alone and leaves the policy's weights as they are.
+   */
+  detachValues?: boolean;
 }
 
 /** Per-position results of one forward pass, all `[B, T]`. */
@@ -112,6 +117,8 @@ export interface PolicyModel {
   values(ids: Tensor2D): Tensor2D;
   /** Every trainable weight (value head included when present), in a stable order. */
   readonly trainableVariables: readonly Variable[];
+  /** The value head's weights among `trainableVariables`; empty without one. */
+  readonly valueVariables: readonly Variable[];
   /**
    * Batched generation with a KV cache. Identical prompts (e.g. a GRPO group) are prefilled once.
    * Prompts may differ in length. Every row gets at most min(maxNewTokens, contextLength − longest

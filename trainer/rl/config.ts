@@ -97,6 +97,13 @@ export const TrainFields = z.strictObject({
   /** Value-loss weight and clip (GAE / StepPO). */
   valueCoef: z.number().nonnegative().default(0.5),
   valueClip: z.number().positive().default(0.2),
+  /**
+   * What the value loss trains (GAE / StepPO). `shared`: the value head and, through it, the trunk it
+   * shares with the policy. `detached`: the value head alone, reading the trunk through a
+   * stop-gradient, its gradient clipped apart from the policy's. An unfitted value head's large
+   * gradient then neither moves the policy nor, through the shared clip, shrinks the policy's step.
+   */
+  valueTrunk: z.enum(["shared", "detached"]).default("shared"),
   /** Normalise per-step process rewards PRIME-style (leave-one-out in the group). */
   processRewardNorm: z.enum(["none", "prime"]).default("none"),
   /**

@@ -63,6 +63,9 @@ export async function rlUpdate(
         passElements,
       });
   const targets = computeTargets(batch, scores, cfg, method.estimator);
+  const apart = new Set(
+    loss.critic && cfg.valueTrunk === "detached" ? ctx.model.valueVariables.map((v) => v.name) : [],
+  );
 
   const sums: Record<string, number> = {};
   let steps = 0;
@@ -87,7 +90,9 @@ export async function rlUpdate(
           accumulate(grads, out.grads);
           addInto(metrics, out.metrics);
         }
-      metrics["grad/norm"] = applyGradients(ctx.optimizer, grads, cfg.maxGradNorm);
+      const norms = applyGradients(ctx.optimizer, grads, cfg.maxGradNorm, apart);
+      metrics["grad/norm"] = norms.norm;
+      if (norms.apartNorm !== undefined) metrics["grad/value_norm"] = norms.apartNorm;
       addInto(sums, metrics);
       steps++;
       trainTokens += rows.reduce((a, r) => a + (batch.sequences[r]?.length ?? 0), 0);

@@ -10,7 +10,14 @@ import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
 import { scoreBatch } from "./score.js";
 import { computeTargets } from "./targets.js";
-import { lossSettings, minibatchPasses, passGradients, rlPassLoss, rlPassTask } from "./update-step.js";
+import {
+  applyGradients,
+  lossSettings,
+  minibatchPasses,
+  passGradients,
+  rlPassLoss,
+  rlPassTask,
+} from "./update-step.js";
 
 beforeAll(useCpu);
 
@@ -102,5 +109,68 @@ describe("one pass of the update step", () => {
     });
     expect(shard.notes).toEqual(metrics);
     m.dispose();
+  });
+});
+
+describe("a detached value head", () => {
+  it("takes the value loss's gradient alone: the trunk gets none, the head the same as when shared", () => {
+    const m = model();
+    const first = ppoPasses(m)[0];
+    if (!first) throw new Error("no pass");
+    // Zero advantages and no entropy bonus leave the value loss as the only term with a gradient.
+    const pass = {
+      ...first,
+      advantages: first.advantages.map((row) => row.map(() => 0)),
+      loss: { ...first.loss, entropyCoef: 0 },
+    };
+    const shared = values(passGradients(m, { ...pass, loss: { ...pass.loss, valueTrunk: "shared" } }).grads);
+    const detached = values(
+      passGradients(m, { ...pass, loss: { ...pass.loss, valueTrunk: "detached" } }).grads,
+    );
+    const head = new Set(m.valueVariables.map((v) => v.name));
+    expect(head.size).toBe(2);
+    const norm = (g: number[] | undefined) => Math.hypot(...(g ?? []));
+    let sharedTrunk = 0;
+    for (const v of m.trainableVariables) {
+      if (head.has(v.name)) {
+        expect(norm(detached[v.name])).toBeGreaterThan(0);
+        expect(detached[v.name]).toEqual(shared[v.name]);
+      } else {
+        expect((detached[v.name] ?? []).every((x) => x === 0)).toBe(true);
+        sharedTrunk += norm(shared[v.name]) ** 2;
+      }
+    }
+    expect(sharedTrunk).toBeGreaterThan(0);
+    m.dispose();
+  });
+
+  it("is clipped apart: each group is scaled to the bound by its own norm", () => {
+    const a = tf.variable(tf.tensor1d([1, 1]), true, "a");
+    const b = tf.variable(tf.tensor1d([1, 1]), true, "b");
+    const step = (apart: Set<string>) => {
+      a.assign(tf.tensor1d([1, 1]));
+      b.assign(tf.tensor1d([1, 1]));
+      // ‖g_a‖ = √(3² + 4²) = 5 and ‖g_b‖ = 12; together √(25 + 144) = 13.
+      const grads = { a: tf.tensor1d([3, 4]), b: tf.tensor1d([0, 12]) };
+      const norms = applyGradients(tf.train.sgd(1), grads, 1, apart);
+      return { norms, a: Array.from(a.dataSync()), b: Array.from(b.dataSync()) };
+    };
+    const close = (got: number[], want: number[]) => {
+      expect(got).toHaveLength(want.length);
+      got.forEach((x, i) => {
+        expect(x).toBeCloseTo(want[i] ?? Number.NaN, 5);
+      });
+    };
+    // One group: both scaled by 1/13, so a moves by (3, 4)/13 and b by (0, 12)/13.
+    const joint = step(new Set());
+    expect(joint.norms).toEqual({ norm: expect.closeTo(13, 5) });
+    close(joint.a, [1 - 3 / 13, 1 - 4 / 13]);
+    close(joint.b, [1, 1 - 12 / 13]);
+    // b apart: a scaled by 1/5, moving by (0.6, 0.8); b by 1/12, moving by (0, 1).
+    const split = step(new Set(["b"]));
+    expect(split.norms).toEqual({ norm: expect.closeTo(5, 5), apartNorm: expect.closeTo(12, 5) });
+    close(split.a, [0.4, 0.2]);
+    close(split.b, [1, 0]);
+    tf.dispose([a, b]);
   });
 });

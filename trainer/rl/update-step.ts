@@ -22,13 +22,14 @@ export type LossSettings = Pick<
   | "entropyCoef"
   | "valueCoef"
   | "valueClip"
+  | "valueTrunk"
 > & { critic: boolean };
 
 /** The loss settings of `cfg` for a method with or without a critic. */
 export function lossSettings(cfg: TrainConfig, critic: boolean): LossSettings {
   const { policyLoss, clipLow, clipHigh, dualClip, aggregation } = cfg;
-  const { klCoef, klMode, entropyCoef, valueCoef, valueClip } = cfg;
-  const terms = { klCoef, klMode, entropyCoef, valueCoef, valueClip, critic };
+  const { klCoef, klMode, entropyCoef, valueCoef, valueClip, valueTrunk } = cfg;
+  const terms = { klCoef, klMode, entropyCoef, valueCoef, valueClip, valueTrunk, critic };
   return { policyLoss, clipLow, clipHigh, dualClip, aggregation, ...terms };
 }
 
@@ -65,7 +66,11 @@ export function rlPassLoss(models: { policy: PolicyModel }, input: RlPassInput, 
   const ids = tf.tensor2d(input.ids, undefined, "int32");
   const targets = tf.tensor2d(input.targets, undefined, "int32");
   const mask = tf.tensor2d(input.mask);
-  const ev = models.policy.evaluate(ids, targets, { entropy: s.entropyCoef > 0, values: s.critic });
+  const ev = models.policy.evaluate(ids, targets, {
+    entropy: s.entropyCoef > 0,
+    values: s.critic,
+    detachValues: s.valueTrunk === "detached",
+  });
 
   const pl = policyLosses[s.policyLoss](
     {
@@ -135,16 +140,24 @@ export function passGradients(
   return { grads, metrics };
 }
 
-/** Clips the minibatch's summed gradient to a global norm and applies it; returns the norm before clipping. */
+/**
+ * Clips the minibatch's summed gradient to a global norm and applies it; returns the norm before
+ * clipping. The gradients named in `apart` (a detached value head's) are clipped to the same bound as a
+ * group of their own, and their norm is returned as `apartNorm`.
+ */
 export function applyGradients(
   optimizer: tf.Optimizer,
   grads: tf.NamedTensorMap,
   maxGradNorm: number,
-): number {
-  const clipped = clipGradNorm(grads, maxGradNorm);
-  optimizer.applyGradients(clipped.grads);
-  tf.dispose([...Object.values(grads), ...Object.values(clipped.grads)]);
-  return clipped.norm;
+  apart: ReadonlySet<string> = new Set(),
+): { norm: number; apartNorm?: number } {
+  const groups: [tf.NamedTensorMap, tf.NamedTensorMap] = [{}, {}];
+  for (const [name, g] of Object.entries(grads)) groups[apart.has(name) ? 1 : 0][name] = g;
+  const main = clipGradNorm(groups[0], maxGradNorm);
+  const side = apart.size > 0 ? clipGradNorm(groups[1], maxGradNorm) : undefined;
+  optimizer.applyGradients({ ...main.grads, ...side?.grads });
+  tf.dispose([...Object.values(grads), ...Object.values(main.grads), ...Object.values(side?.grads ?? {})]);
+  return side ? { norm: main.norm, apartNorm: side.norm } : { norm: main.norm };
 }
 
 /** What the loss terms of a set of rows average over. */
