@@ -180,14 +180,16 @@ describe("difficulty levels of the procedural envs", () => {
     expect(new Set(first(200, (i) => worldTask("train", i, 1).supporting.length))).toEqual(new Set([1]));
     expect(new Set(first(200, (i) => worldTask("train", i, 2).supporting.length))).toEqual(new Set([2]));
     // Below the top the small world's counts (4 countries, 16 cities, 120 people, 16 organisations, 80
-    // works: 236) are scaled by 40 for train and 4 for test, so a policy cannot learn train by heart.
+    // works: 236) are scaled by 40 for train and 4 for test, so a policy cannot learn train by heart;
+    // search-l1 1.3.0's test world is 20 times it, for 3,000 mostly distinct test tasks.
     expect(splitWorld("train", 1).passages.length).toBe((4 + 16 + 120 + 16 + 80) * 40);
-    expect(splitWorld("test", 1).passages.length).toBe((4 + 16 + 120 + 16 + 80) * 4);
+    expect(splitWorld("test", 2).passages.length).toBe((4 + 16 + 120 + 16 + 80) * 4);
+    expect(splitWorld("test", 1).passages.length).toBe((4 + 16 + 120 + 16 + 80) * 20);
     expect(splitWorld("train", 3).passages.length).toBe(8 + 48 + 400 + 60 + 300);
     expect(search.definition.config.topK).toBe(5);
     // Level 1 shows one passage a search (search-l1 1.2.0; 1.1.0 showed three), level 2 three.
     expect(searchLevels.map((e) => e.definition.config.topK)).toEqual([1, 3]);
-    expect(searchLevels.map((e) => e.definition.version)).toEqual(["1.2.0", "1.1.0"]);
+    expect(searchLevels.map((e) => e.definition.version)).toEqual(["1.3.0", "1.1.0"]);
     // WebShop: at most one option per product below the top, the level's catalog size.
     for (const [l, env] of webshopLevels.entries()) {
       const { size, maxOptions } = WEBSHOP_LEVEL_CATALOG[l + 1] ?? { size: 0, maxOptions: 0 };

@@ -170,7 +170,7 @@ export const search = createSearchEnvironment({
 });
 
 const LEVEL_TEXT: Record<number, string> = {
-  1: "one-hop questions over a small world (944 passages; train 9,440), 1 passage a search",
+  1: "one-hop questions over a small world (train 9,440 passages, validation 944, test 4,720), 1 passage a search",
   2: "two-hop questions over the small world, 3 passages a search",
 };
 
@@ -180,8 +180,11 @@ const LEVEL_TEXT: Record<number, string> = {
  */
 const LEVEL_TOP_K: Record<number, number> = { 1: 1, 2: 3 };
 
-/** Task versions below the top: search-l1 1.2.0 shows one passage a search; 1.1.0 grew the worlds. */
-const LEVEL_VERSION: Record<number, string> = { 1: "1.2.0", 2: "1.1.0" };
+/**
+ * Task versions below the top: search-l1 1.3.0 has a test world of its own, 1.2.0 shows one passage a
+ * search; 1.1.0 grew the worlds.
+ */
+const LEVEL_VERSION: Record<number, string> = { 1: "1.3.0", 2: "1.1.0" };
 
 /**
  * The built-in world at a difficulty level: `search` at the top (`SEARCH_LEVELS`), `search-l<level>`

@@ -216,26 +216,72 @@ export function worldGenerator(level: number = SEARCH_LEVELS): string {
 }
 
 /**
- * The world of a split at `level` (each split has its own, so test entities never appear in
- * training); the levels below the top share one small world per split, scaled by `SMALL_SCALE`.
+ * Levels whose test split has a world and a task count of its own, larger than `SMALL_SCALE.other`
+ * and `WORLD_SPLITS.test`. search-l1 1.3.0: at 1.2.0 its 1,000 test tasks held 693 distinct
+ * questions, too few to resolve the few points RL moves a policy by (docs/results/notes.md). Its world
+ * is 20 times the small world (4,720 names, between validation's 944 and train's 9,440), so 3,000
+ * tasks are mostly distinct. Train and validation stay as they were.
  */
-export function splitWorld(split: string, level: number = SEARCH_LEVELS): IndexedWorld {
-  const small = level < SEARCH_LEVELS;
-  const key = small ? `${WORLD_GENERATOR}/small/${split}` : `${WORLD_GENERATOR}/${split}`;
+export const LEVEL_TEST_WORLD: Partial<Record<number, { scale: number; tasks: number }>> = {
+  1: { scale: 20, tasks: 3_000 },
+};
+
+/** Task count of a built-in split at `level`. */
+export function worldSplitCount(split: string, level: number = SEARCH_LEVELS): number {
+  const own = split === "test" ? LEVEL_TEST_WORLD[level] : undefined;
+  return own?.tasks ?? WORLD_SPLITS[split as keyof typeof WORLD_SPLITS] ?? 0;
+}
+
+/** What names a split's world apart from the split: "" but for a level's own test world. */
+export function worldTag(split: string, level: number = SEARCH_LEVELS): string {
+  const own = split === "test" ? LEVEL_TEST_WORLD[level] : undefined;
+  return own ? `-x${own.scale}` : "";
+}
+
+function cachedWorld(
+  key: string,
+  size: WorldSize,
+  scale: number,
+  reserve: () => IndexedWorld[],
+): IndexedWorld {
   let entry = worlds.get(key);
   if (!entry) {
-    // The small worlds of other splits reserve the train world's names, so no title is in both (the
-    // full worlds, kept as they were published, share a few work titles). Validation, added later,
-    // reserves train's and test's at every level.
-    const others = split === "validation" ? ["train", "test"] : small && split !== "train" ? ["train"] : [];
-    const reserved = others.flatMap((s) => worldNames(splitWorld(s, level).world));
-    const scale = !small ? 1 : split === "train" ? SMALL_SCALE.train : SMALL_SCALE.other;
-    const base = small ? SMALL_WORLD_SIZE : DEFAULT_WORLD_SIZE;
-    const size = Object.fromEntries(Object.entries(base).map(([k, n]) => [k, n * scale])) as WorldSize;
-    entry = indexWorld(generateWorld(hashString(key), size, reserved));
+    const reserved = reserve().flatMap((w) => worldNames(w.world));
+    const scaled = Object.fromEntries(Object.entries(size).map(([k, n]) => [k, n * scale])) as WorldSize;
+    entry = indexWorld(generateWorld(hashString(key), scaled, reserved));
     worlds.set(key, entry);
   }
   return entry;
+}
+
+/** The world every level below the top (or the top itself) has for `split`, before `LEVEL_TEST_WORLD`. */
+function sharedWorld(split: string, level: number): IndexedWorld {
+  const small = level < SEARCH_LEVELS;
+  const key = small ? `${WORLD_GENERATOR}/small/${split}` : `${WORLD_GENERATOR}/${split}`;
+  // The small worlds of other splits reserve the train world's names, so no title is in both (the
+  // full worlds, kept as they were published, share a few work titles). Validation, added later,
+  // reserves train's and test's at every level.
+  const others = split === "validation" ? ["train", "test"] : small && split !== "train" ? ["train"] : [];
+  const scale = !small ? 1 : split === "train" ? SMALL_SCALE.train : SMALL_SCALE.other;
+  return cachedWorld(key, small ? SMALL_WORLD_SIZE : DEFAULT_WORLD_SIZE, scale, () =>
+    others.map((s) => sharedWorld(s, level)),
+  );
+}
+
+/**
+ * The world of a split at `level` (each split has its own, so test entities never appear in
+ * training); the levels below the top share one small world per split, scaled by `SMALL_SCALE`, but
+ * for a test world of their own (`LEVEL_TEST_WORLD`), which reserves train's and validation's names.
+ */
+export function splitWorld(split: string, level: number = SEARCH_LEVELS): IndexedWorld {
+  const own = split === "test" ? LEVEL_TEST_WORLD[level] : undefined;
+  if (!own) return sharedWorld(split, level);
+  return cachedWorld(
+    `${WORLD_GENERATOR}/small/test${worldTag(split, level)}`,
+    SMALL_WORLD_SIZE,
+    own.scale,
+    () => [sharedWorld("train", level), sharedWorld("validation", level)],
+  );
 }
 
 /**

@@ -4,7 +4,15 @@ import { datasetTaskSource } from "../data/dataset-source.js";
 import { datasetHash } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
 import type { EnvRuntime, TaskSource } from "../kit/types.js";
-import { SEARCH_LEVELS, splitWorld, WORLD_SPLITS, worldGenerator, worldTask } from "./questions.js";
+import {
+  SEARCH_LEVELS,
+  splitWorld,
+  WORLD_SPLITS,
+  worldGenerator,
+  worldSplitCount,
+  worldTag,
+  worldTask,
+} from "./questions.js";
 import { CorpusChunk, dedupePassages, type Passage, type SearchTask } from "./task.js";
 
 /** The passages a split searches: a stable name, the identity of its content, and a loader. */
@@ -30,17 +38,20 @@ export type SearchSource = {
  */
 export function worldSourceAt(level: number = SEARCH_LEVELS): SearchSource {
   const generator = worldGenerator(level);
+  // A level's own test world (LEVEL_TEST_WORLD) renames the task source and that split's corpus, so no
+  // cache keyed on the old names serves the old world's passages.
+  const id = `${generator}${worldTag("test", level) && `+test${worldTag("test", level)}`}`;
   return {
-    key: generator,
+    key: id,
     tasks: {
-      id: generator,
+      id,
       splits: Object.keys(WORLD_SPLITS),
-      count: (split) => WORLD_SPLITS[split as keyof typeof WORLD_SPLITS] ?? 0,
+      count: (split) => worldSplitCount(split, level),
       get: (split, index) => worldTask(split, index, level),
     },
     corpus: async (split) => ({
-      name: `${generator}/${split}`,
-      hash: generator,
+      name: `${generator}/${split}${worldTag(split, level)}`,
+      hash: id,
       passages: () => splitWorld(split, level).passages,
     }),
     inMemory: true,
