@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitWorld, WORLD_SPLITS, worldTask } from "./questions.js";
+import { splitWorld, WORLD_SPLITS, worldSplitCount, worldTag, worldTask } from "./questions.js";
 import { generateWorld, worldNames } from "./world.js";
 
 describe("generated world", () => {
@@ -43,6 +43,26 @@ describe("two-hop questions", () => {
       expect(validation.filter((n) => seen.has(n))).toEqual([]);
       expect(worldTask("validation", 0, level).question).not.toBe(worldTask("train", 0, level).question);
     }
+  });
+
+  it("give search-l1 a test world of its own: 20 × 236 names, none of train's or validation's, 3,000 tasks", () => {
+    const names = (split: string, level: number) => worldNames(splitWorld(split, level).world);
+    const test = names("test", 1);
+    expect(test).toHaveLength((4 + 16 + 120 + 16 + 80) * 20);
+    const seen = new Set([...names("train", 1), ...names("validation", 1)]);
+    expect(test.filter((n) => seen.has(n))).toEqual([]);
+    // Level 2 keeps the shared small test world (944 names) and its 1,000 tasks.
+    expect(names("test", 2)).toHaveLength(944);
+    expect([
+      worldSplitCount("test", 1),
+      worldSplitCount("test", 2),
+      worldSplitCount("validation", 1),
+    ]).toEqual([3000, 1000, 1000]);
+    expect([worldTag("test", 1), worldTag("test", 2), worldTag("train", 1)]).toEqual(["-x20", "", ""]);
+    // More distinct questions than the 693 of 1,000 the shared world gave (2,345 of 3,000 when written).
+    const questions = new Set(Array.from({ length: 3000 }, (_, i) => worldTask("test", i, 1).question));
+    expect(questions.size).toBeGreaterThan(2000);
+    expect(worldTask("test", 0, 1).question).not.toBe(worldTask("test", 0, 2).question);
   });
 
   it("mix bridge and comparison 3:2: of tasks 0..999, 600 bridge and 400 comparison", () => {
