@@ -5,7 +5,7 @@ import type { Importer } from "./data/importers.js";
 import type { Environment } from "./kit/index.js";
 import { lookup } from "./lookup/index.js";
 import { importHotpotqa, importHotpotqaHf, importMusique } from "./search/importers.js";
-import { search, searchHotpotqa, searchLevels, searchMusique } from "./search/index.js";
+import { search, searchHotpotqa, searchL1SharedTest, searchLevels, searchMusique } from "./search/index.js";
 import {
   importWebshopAnnotations,
   importWebshopHumanInstructions,
@@ -58,7 +58,7 @@ export function findBuiltin(name: string): Environment | undefined {
  * Earlier versions of built-in envs whose tasks changed, kept in code (not served by the hosts) so that
  * runs recorded against them can still be grouped by task and replayed in process.
  */
-const archivedEnvironments: readonly Environment[] = [webshopL1Catalog300];
+const archivedEnvironments: readonly Environment[] = [webshopL1Catalog300, searchL1SharedTest];
 
 /** The built-in env `name` at `version`: today's, or an archived one at that version. */
 export function findBuiltinAt(name: string, version: string): Environment | undefined {

@@ -7,7 +7,7 @@ import { corpusRetriever } from "./corpus-retriever.js";
 import { nextExpertQuery, retrieverProbe, supportingTitles } from "./expert.js";
 import { type AnswerMetric, extractAnswer, scoreAnswer } from "./normalize.js";
 import { renderHits } from "./observation.js";
-import { SEARCH_LEVELS } from "./questions.js";
+import { SEARCH_LEVELS, type TestWorld } from "./questions.js";
 import { datasetSource, type SearchSource, worldSource, worldSourceAt } from "./sources.js";
 import type { SearchTask } from "./task.js";
 
@@ -192,14 +192,24 @@ const LEVEL_VERSION: Record<number, string> = { 1: "1.3.0", 2: "1.1.0" };
  */
 export function searchAtLevel(level: number): Environment {
   if (checkLevel(level, SEARCH_LEVELS) >= SEARCH_LEVELS) return search;
+  return lowerLevel(level, LEVEL_VERSION[level] ?? "1.1.0", "own");
+}
+
+function lowerLevel(level: number, version: string, test: TestWorld): Environment {
   return createSearchEnvironment({
     name: levelName("search", level, SEARCH_LEVELS),
     description: `Multi-hop QA over a generated fictional world; level ${level} of ${SEARCH_LEVELS}: ${LEVEL_TEXT[level] ?? ""}. Answer in <answer>…</answer>; exact-match reward.`,
-    source: worldSourceAt(level),
+    source: worldSourceAt(level, test),
     config: { level, topK: LEVEL_TOP_K[level] ?? 3 },
-    version: LEVEL_VERSION[level] ?? "1.1.0",
+    version,
   });
 }
+
+/**
+ * search-l1 1.2.0, whose test split was the shared small world's 1,000 tasks: archived (not served) so
+ * that runs recorded against it can still be grouped by task.
+ */
+export const searchL1SharedTest: Environment = lowerLevel(1, "1.2.0", "shared");
 
 /** The lower levels, served as `search-l1` and `search-l2` (level 3 is `search`). */
 export const searchLevels = Array.from({ length: SEARCH_LEVELS - 1 }, (_, i) => searchAtLevel(i + 1));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { findBuiltinTasksOf } from "../builtin.js";
 import { splitWorld, WORLD_SPLITS, worldSplitCount, worldTag, worldTask } from "./questions.js";
+import type { SearchTask } from "./task.js";
 import { generateWorld, worldNames } from "./world.js";
 
 describe("generated world", () => {
@@ -63,6 +65,25 @@ describe("two-hop questions", () => {
     const questions = new Set(Array.from({ length: 3000 }, (_, i) => worldTask("test", i, 1).question));
     expect(questions.size).toBeGreaterThan(2000);
     expect(worldTask("test", 0, 1).question).not.toBe(worldTask("test", 0, 2).question);
+  });
+
+  it("keep search-l1 1.2.0's test split as an archived env: the shared world's 1,000 tasks, 693 distinct", async () => {
+    const archived = findBuiltinTasksOf("search-l1", "1.2.0");
+    const today = findBuiltinTasksOf("search-l1", "1.3.0");
+    expect([archived?.version, today?.version]).toEqual(["1.2.0", "1.3.0"]);
+    const source = archived?.definition.tasks;
+    const runtime = { bindings: {} };
+    expect(await source?.count("test", runtime)).toBe(1000);
+    const questions = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const task = (await source?.get("test", i, runtime)) as SearchTask;
+      expect(task).toEqual(worldTask("test", i, 1, "shared"));
+      questions.add(task.question);
+    }
+    expect(questions.size).toBe(693);
+    // Its train tasks are today's, and its test world is level 2's.
+    expect(await source?.get("train", 7, runtime)).toEqual(worldTask("train", 7, 1));
+    expect(splitWorld("test", 1, "shared")).toBe(splitWorld("test", 2));
   });
 
   it("mix bridge and comparison 3:2: of tasks 0..999, 600 bridge and 400 comparison", () => {

@@ -226,15 +226,29 @@ export const LEVEL_TEST_WORLD: Partial<Record<number, { scale: number; tasks: nu
   1: { scale: 20, tasks: 3_000 },
 };
 
+/**
+ * Which worlds a level's splits use: `own` (today's) gives a level in `LEVEL_TEST_WORLD` its own test
+ * world; `shared` keeps the shared small test world, as search-l1 had until 1.2.0 (its archived
+ * version, so that runs recorded against it can still be grouped by task).
+ */
+export type TestWorld = "own" | "shared";
+
+function ownTestWorld(split: string, level: number, test: TestWorld) {
+  return split === "test" && test === "own" ? LEVEL_TEST_WORLD[level] : undefined;
+}
+
 /** Task count of a built-in split at `level`. */
-export function worldSplitCount(split: string, level: number = SEARCH_LEVELS): number {
-  const own = split === "test" ? LEVEL_TEST_WORLD[level] : undefined;
-  return own?.tasks ?? WORLD_SPLITS[split as keyof typeof WORLD_SPLITS] ?? 0;
+export function worldSplitCount(
+  split: string,
+  level: number = SEARCH_LEVELS,
+  test: TestWorld = "own",
+): number {
+  return ownTestWorld(split, level, test)?.tasks ?? WORLD_SPLITS[split as keyof typeof WORLD_SPLITS] ?? 0;
 }
 
 /** What names a split's world apart from the split: "" but for a level's own test world. */
-export function worldTag(split: string, level: number = SEARCH_LEVELS): string {
-  const own = split === "test" ? LEVEL_TEST_WORLD[level] : undefined;
+export function worldTag(split: string, level: number = SEARCH_LEVELS, test: TestWorld = "own"): string {
+  const own = ownTestWorld(split, level, test);
   return own ? `-x${own.scale}` : "";
 }
 
@@ -273,11 +287,15 @@ function sharedWorld(split: string, level: number): IndexedWorld {
  * training); the levels below the top share one small world per split, scaled by `SMALL_SCALE`, but
  * for a test world of their own (`LEVEL_TEST_WORLD`), which reserves train's and validation's names.
  */
-export function splitWorld(split: string, level: number = SEARCH_LEVELS): IndexedWorld {
-  const own = split === "test" ? LEVEL_TEST_WORLD[level] : undefined;
+export function splitWorld(
+  split: string,
+  level: number = SEARCH_LEVELS,
+  test: TestWorld = "own",
+): IndexedWorld {
+  const own = ownTestWorld(split, level, test);
   if (!own) return sharedWorld(split, level);
   return cachedWorld(
-    `${WORLD_GENERATOR}/small/test${worldTag(split, level)}`,
+    `${WORLD_GENERATOR}/small/test${worldTag(split, level, test)}`,
     SMALL_WORLD_SIZE,
     own.scale,
     () => [sharedWorld("train", level), sharedWorld("validation", level)],
@@ -305,7 +323,12 @@ export function worldQuestion(
 }
 
 /** Task `index` of a built-in split at `level`. */
-export function worldTask(split: string, index: number, level: number = SEARCH_LEVELS): SearchTask {
+export function worldTask(
+  split: string,
+  index: number,
+  level: number = SEARCH_LEVELS,
+  test: TestWorld = "own",
+): SearchTask {
   const seed = hashString(`${worldGenerator(level)}/${split}/task`);
-  return { id: `${split}/${index}`, ...worldQuestion(splitWorld(split, level), seed, index, level) };
+  return { id: `${split}/${index}`, ...worldQuestion(splitWorld(split, level, test), seed, index, level) };
 }

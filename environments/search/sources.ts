@@ -7,6 +7,7 @@ import type { EnvRuntime, TaskSource } from "../kit/types.js";
 import {
   SEARCH_LEVELS,
   splitWorld,
+  type TestWorld,
   WORLD_SPLITS,
   worldGenerator,
   worldSplitCount,
@@ -36,23 +37,24 @@ export type SearchSource = {
  * The built-in source at `level` (see `questions.ts`): a generated world per split, its passages, and
  * its questions. Each level has its own key, task id and corpus name; the top level's are unchanged.
  */
-export function worldSourceAt(level: number = SEARCH_LEVELS): SearchSource {
+export function worldSourceAt(level: number = SEARCH_LEVELS, test: TestWorld = "own"): SearchSource {
   const generator = worldGenerator(level);
+  const tag = (split: string) => worldTag(split, level, test);
   // A level's own test world (LEVEL_TEST_WORLD) renames the task source and that split's corpus, so no
   // cache keyed on the old names serves the old world's passages.
-  const id = `${generator}${worldTag("test", level) && `+test${worldTag("test", level)}`}`;
+  const id = `${generator}${tag("test") && `+test${tag("test")}`}`;
   return {
     key: id,
     tasks: {
       id,
       splits: Object.keys(WORLD_SPLITS),
-      count: (split) => worldSplitCount(split, level),
-      get: (split, index) => worldTask(split, index, level),
+      count: (split) => worldSplitCount(split, level, test),
+      get: (split, index) => worldTask(split, index, level, test),
     },
     corpus: async (split) => ({
-      name: `${generator}/${split}${worldTag(split, level)}`,
+      name: `${generator}/${split}${tag(split)}`,
       hash: id,
-      passages: () => splitWorld(split, level).passages,
+      passages: () => splitWorld(split, level, test).passages,
     }),
     inMemory: true,
   };
