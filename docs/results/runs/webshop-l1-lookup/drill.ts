@@ -10,10 +10,15 @@
 // - NAMES=1 (with MODE=name): the option's name is re-drawn too, uniformly among the names of the train
 //   goals' options, and written everywhere the row shows it (both instructions and the page's option
 //   header); the reply is learned from the name's first byte.
+// - MODE=price: the rows are the expert's results-page rows (all train goals with a price bound), and
+//   every example re-draws the shown prices: a result drawn uniformly among those shown is the first
+//   whose price is under the instruction's bound (those before it over the bound, those after it
+//   anywhere in [0.3, 2] times the bound), and the reply is its number and the closing bracket. ANSWERS=2
+//   draws that result among the first two only, so the question is whether result 1 is over the bound.
 // Every 250 steps it scores 300 validation goals' rows the same way (one fixed draw each), teacher-
 // forced: `heldOut` is the share whose every learned byte is the model's argmax, `first` the share of
 // the first learned byte, `nll` the mean NLL per learned byte.
-// Usage: [CROP=1] [MODE=name] npx tsx docs/results/runs/webshop-l1-lookup/drill.ts <init> <out> <examples> <batchRows> <lr> <seed> <goals>
+// Usage: [CROP=1] [MODE=name|price] npx tsx docs/results/runs/webshop-l1-lookup/drill.ts <init> <out> <examples> <batchRows> <lr> <seed> <goals>
 import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../../../shared/random.js";
 import { startBackend } from "../../../../trainer/backend/start-backend.js";
@@ -67,18 +72,22 @@ type Template = {
   name: string;
 };
 const SEP = " [SEP] ";
+/** A row's tokens (without the system prompt's text under CROP=1) and their bytes as text, a special token as NUL. */
+function rowText(row: number[]): { tokens: number[]; text: string } {
+  let tokens = row;
+  if (crop) {
+    const end = tokens.indexOf(tokenizer.special.endOfTurn, 2);
+    tokens = [...tokens.slice(0, 2), ...tokens.slice(end)];
+  }
+  return { tokens, text: tokens.map((t) => (t < 256 ? String.fromCharCode(t) : "\u0000")).join("") };
+}
 function templatesOf(trajectories: typeof demos): Template[] {
 const templates: Template[] = [];
 for (const row of sftRows(
   trajectories.filter((d) => d.success),
   [1],
 )) {
-  let tokens = row.tokens;
-  if (crop) {
-    const end = tokens.indexOf(tokenizer.special.endOfTurn, 2);
-    tokens = [...tokens.slice(0, 2), ...tokens.slice(end)];
-  }
-  const text = tokens.map((t) => (t < 256 ? String.fromCharCode(t) : "\u0000")).join("");
+  const { tokens, text } = rowText(row.tokens);
   // The item page: `< Prev [SEP] <option> [SEP] <values> [SEP] <title> [SEP] Price: …`, each value
   // after its letter at 1.5.0 and 1.6.0, alone since 1.7.0; the expert clicks the letter or `<option>: <value>`.
   const click = text.lastIndexOf("click[");
@@ -111,11 +120,14 @@ for (const row of sftRows(
 }
 return templates;
 }
-const templates = templatesOf(demos);
-const heldOut = templatesOf(heldOutDemos);
+const priced = process.env.MODE === "price";
+/** A question for each template of these trajectories: a function that draws a fresh row of it. */
+const questionsOf = (trajectories: typeof demos): (() => SftRow)[] =>
+  priced
+    ? priceTemplatesOf(trajectories).map((t) => () => drawPrice(t))
+    : templatesOf(trajectories).map((t) => () => draw(t));
 const renamed = named && process.env.NAMES === "1";
-const names = [...new Set(templates.map((t) => t.name))].sort();
-console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named, renamed, names }));
+const names = [...new Set(templatesOf(demos).map((t) => t.name))].sort();
 
 /**
  * The template with a fresh question: one of the item's values drawn as the one the instruction asks
@@ -155,9 +167,55 @@ function draw(t: Template): SftRow {
   return { tokens, learn: tokens.map((_, i) => i >= from) };
 }
 
-const shown = draw(templates[0] as Template).tokens;
+/** A results-page row cut after `click[`, with the instruction's price bound and where each shown price sits. */
+type PriceTemplate = { tokens: number[]; bound: number; slots: { at: number; end: number; range: boolean }[] };
+function priceTemplatesOf(trajectories: typeof demos): PriceTemplate[] {
+  const templates: PriceTemplate[] = [];
+  for (const row of sftRows(trajectories, [0])) {
+    const { tokens, text } = rowText(row.tokens);
+    const click = text.lastIndexOf("click[");
+    const bound = /price lower than ([\d.]+) dollars/.exec(text);
+    const list = text.indexOf("(Total results: ");
+    if (click < 0 || bound === null || list < 0) continue;
+    const slots = [...text.slice(list, text.indexOf("\u0000", list)).matchAll(/\$[\d.]+( to \$[\d.]+)?/g)].map((m) => ({
+      at: list + m.index,
+      end: list + m.index + m[0].length,
+      range: m[1] !== undefined,
+    }));
+    if (slots.length >= 2) templates.push({ tokens: tokens.slice(0, click + 7), bound: Number(bound[1]), slots });
+  }
+  return templates;
+}
+
+/** The highest result number a price question answers (ANSWERS, default 5: any shown result). */
+const answers = Number(process.env.ANSWERS ?? 5);
+/** A price as WebShop's page prints it (Python's `str(float)`), from a whole number of cents. */
+const dollars = (cents: number) => (cents % 100 === 0 ? (cents / 100).toFixed(1) : String(cents / 100));
+
+/**
+ * The template with fresh prices: result `answer` (drawn uniformly) is the first whose shown price is at
+ * most the bound, as the expert opens; a range keeps its form, its low end the shown price.
+ */
+function drawPrice(t: PriceTemplate): SftRow {
+  const answer = r.int(0, Math.min(t.slots.length, answers) - 1);
+  const b = Math.round(t.bound * 100);
+  let page = t.tokens.slice(0, -1);
+  for (let k = t.slots.length - 1; k >= 0; k--) {
+    const slot = t.slots[k] as PriceTemplate["slots"][number];
+    const lo = k < answer ? r.int(b + 1, 2 * b) : k === answer ? r.int(Math.round(0.3 * b), b) : r.int(Math.round(0.3 * b), 2 * b);
+    const tag = slot.range ? `$${dollars(lo)} to $${dollars(lo + r.int(100, Math.max(100, lo)))}` : `$${dollars(lo)}`;
+    page = [...page.slice(0, slot.at), ...[...tag].map((c) => c.charCodeAt(0)), ...page.slice(slot.end)];
+  }
+  const tokens = [...page, ...[...`${answer + 1}]`].map((c) => c.charCodeAt(0))];
+  return { tokens, learn: tokens.map((_, i) => i >= page.length) };
+}
+
+const templates = questionsOf(demos);
+const heldOut = questionsOf(heldOutDemos);
+console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named, renamed, priced, names }));
+const shown = (templates[0] as () => SftRow)().tokens;
 console.log(shown.map((t) => (t < 256 ? String.fromCharCode(t) : `<${t}>`)).join(""));
-const fixed = heldOut.map(draw);
+const fixed = heldOut.map((q) => q());
 /** Teacher-forced on the held-out rows: all-bytes-right share, first-byte share, NLL per learned byte. */
 function score(): { heldOut: number; first: number; nll: number } {
   let all = 0;
@@ -193,7 +251,7 @@ let window = 0;
 let windowSteps = 0;
 const steps = Math.ceil(Number(examples) / Number(batchRows));
 for (let s = 1; s <= steps; s++) {
-  const rows = Array.from({ length: Number(batchRows) }, () => draw(templates[r.int(0, templates.length - 1)] as Template));
+  const rows = Array.from({ length: Number(batchRows) }, () => (templates[r.int(0, templates.length - 1)] as () => SftRow)());
   const step = await sftStepParallel(pool, optimizer, padSftRows(rows, tokenizer.special.pad), { maxGradNorm: 1 });
   window += step.loss;
   windowSteps++;
