@@ -121,13 +121,14 @@ for (const row of sftRows(
 return templates;
 }
 const priced = process.env.MODE === "price";
+const itemTemplates = templatesOf(demos);
 /** A question for each template of these trajectories: a function that draws a fresh row of it. */
-const questionsOf = (trajectories: typeof demos): (() => SftRow)[] =>
+const questionsOf = (trajectories: typeof demos, items?: Template[]): (() => SftRow)[] =>
   priced
     ? priceTemplatesOf(trajectories).map((t) => () => drawPrice(t))
-    : templatesOf(trajectories).map((t) => () => draw(t));
+    : (items ?? templatesOf(trajectories)).map((t) => () => draw(t));
 const renamed = named && process.env.NAMES === "1";
-const names = [...new Set(templatesOf(demos).map((t) => t.name))].sort();
+const names = [...new Set(itemTemplates.map((t) => t.name))].sort();
 
 /**
  * The template with a fresh question: one of the item's values drawn as the one the instruction asks
@@ -210,7 +211,7 @@ function drawPrice(t: PriceTemplate): SftRow {
   return { tokens, learn: tokens.map((_, i) => i >= page.length) };
 }
 
-const templates = questionsOf(demos);
+const templates = questionsOf(demos, itemTemplates);
 const heldOut = questionsOf(heldOutDemos);
 console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named, renamed, priced, names }));
 const shown = (templates[0] as () => SftRow)().tokens;
