@@ -15,10 +15,13 @@
 //   whose price is under the instruction's bound (those before it over the bound, those after it
 //   anywhere in [0.3, 2] times the bound), and the reply is its number and the closing bracket. ANSWERS=2
 //   draws that result among the first two only, so the question is whether result 1 is over the bound.
+// - MODE=mix: rows alternate between MODE=name's questions (NAMES=1 by default) and MODE=price's, so
+//   that a price drill from a policy that copies the option keeps rehearsing the copy; both held-out
+//   sets are scored.
 // Every 250 steps it scores 300 validation goals' rows the same way (one fixed draw each), teacher-
 // forced: `heldOut` is the share whose every learned byte is the model's argmax, `first` the share of
 // the first learned byte, `nll` the mean NLL per learned byte.
-// Usage: [CROP=1] [MODE=name|price] npx tsx docs/results/runs/webshop-l1-lookup/drill.ts <init> <out> <examples> <batchRows> <lr> <seed> <goals>
+// Usage: [CROP=1] [MODE=name|price|mix] npx tsx docs/results/runs/webshop-l1-lookup/drill.ts <init> <out> <examples> <batchRows> <lr> <seed> <goals>
 import * as tf from "@tensorflow/tfjs-core";
 import { rng } from "../../../../shared/random.js";
 import { startBackend } from "../../../../trainer/backend/start-backend.js";
@@ -56,7 +59,8 @@ const heldOutDemos = await play(
   Array.from({ length: 300 }, (_, i) => i),
 );
 await env.value.client.close();
-const named = process.env.MODE === "name";
+const mixed = process.env.MODE === "mix";
+const named = process.env.MODE === "name" || mixed;
 
 /** An item-page row cut after its option letter, with where the option block and the letter sit. */
 type Template = {
@@ -123,11 +127,11 @@ return templates;
 const priced = process.env.MODE === "price";
 const itemTemplates = templatesOf(demos);
 /** A question for each template of these trajectories: a function that draws a fresh row of it. */
-const questionsOf = (trajectories: typeof demos, items?: Template[]): (() => SftRow)[] =>
-  priced
+const questionsOf = (trajectories: typeof demos, price: boolean, items?: Template[]): (() => SftRow)[] =>
+  price
     ? priceTemplatesOf(trajectories).map((t) => () => drawPrice(t))
     : (items ?? templatesOf(trajectories)).map((t) => () => draw(t));
-const renamed = named && process.env.NAMES === "1";
+const renamed = named && (process.env.NAMES ?? (mixed ? "1" : "0")) === "1";
 const names = [...new Set(itemTemplates.map((t) => t.name))].sort();
 
 /**
@@ -211,19 +215,24 @@ function drawPrice(t: PriceTemplate): SftRow {
   return { tokens, learn: tokens.map((_, i) => i >= page.length) };
 }
 
-const templates = questionsOf(demos, itemTemplates);
-const heldOut = questionsOf(heldOutDemos);
-console.log(JSON.stringify({ demos: demos.length, templates: templates.length, heldOut: heldOut.length, crop, named, renamed, priced, names }));
-const shown = (templates[0] as () => SftRow)().tokens;
-console.log(shown.map((t) => (t < 256 ? String.fromCharCode(t) : `<${t}>`)).join(""));
-const fixed = heldOut.map((q) => q());
-/** Teacher-forced on the held-out rows: all-bytes-right share, first-byte share, NLL per learned byte. */
-function score(): { heldOut: number; first: number; nll: number } {
+/** The kinds of question, drawn in turn: one, or under MODE=mix the price's and then the name's. */
+const kinds = mixed ? [true, false] : [priced];
+const templates = kinds.map((price) => questionsOf(demos, price, itemTemplates));
+const heldOut = kinds.map((price) => questionsOf(heldOutDemos, price));
+const counts = (sets: unknown[][]) => (mixed ? sets.map((q) => q.length) : sets[0]?.length);
+console.log(JSON.stringify({ demos: demos.length, templates: counts(templates), heldOut: counts(heldOut), crop, named, renamed, priced, mixed, names }));
+for (const questions of templates) {
+  const shown = (questions[0] as () => SftRow)().tokens;
+  console.log(shown.map((t) => (t < 256 ? String.fromCharCode(t) : `<${t}>`)).join(""));
+}
+const fixed = heldOut.map((questions) => questions.map((q) => q()));
+/** Teacher-forced on held-out rows: all-bytes-right share, first-byte share, NLL per learned byte. */
+function scoreRows(rows: SftRow[]): { heldOut: number; first: number; nll: number } {
   let all = 0;
   let first = 0;
   let nll = 0;
   let bytes = 0;
-  for (const row of fixed) {
+  for (const row of rows) {
     const from = row.learn.indexOf(true);
     const lp = tf.tidy(() => {
       const ids = tf.tensor2d([row.tokens.slice(0, -1)], undefined, "int32");
@@ -241,9 +250,11 @@ function score(): { heldOut: number; first: number; nll: number } {
     });
     if (right) all++;
   }
-  const share = (x: number) => Number((x / fixed.length).toFixed(3));
+  const share = (x: number) => Number((x / rows.length).toFixed(3));
   return { heldOut: share(all), first: share(first), nll: Number((nll / bytes).toFixed(3)) };
 }
+/** Every held-out set's score; under MODE=mix keyed `price` and `name`. */
+const score = () => (mixed ? { price: scoreRows(fixed[0] ?? []), name: scoreRows(fixed[1] ?? []) } : scoreRows(fixed[0] ?? []));
 console.log(JSON.stringify({ step: 0, ...score() }));
 const pool = await PolicyPool.start(2, "wasm", { policy: model });
 const optimizer = loaded.value.optimizer?.withLearningRate(Number(lr)) ?? createAdam({ learningRate: Number(lr) });
@@ -252,7 +263,10 @@ let window = 0;
 let windowSteps = 0;
 const steps = Math.ceil(Number(examples) / Number(batchRows));
 for (let s = 1; s <= steps; s++) {
-  const rows = Array.from({ length: Number(batchRows) }, () => (templates[r.int(0, templates.length - 1)] as () => SftRow)());
+  const rows = Array.from({ length: Number(batchRows) }, (_, k) => {
+    const questions = templates[k % templates.length] ?? [];
+    return (questions[r.int(0, questions.length - 1)] as () => SftRow)();
+  });
   const step = await sftStepParallel(pool, optimizer, padSftRows(rows, tokenizer.special.pad), { maxGradNorm: 1 });
   window += step.loss;
   windowSteps++;

@@ -24,6 +24,7 @@ for line in open(sys.argv[1]):
 for folder in sys.argv[2:]:
     pairs = collections.Counter()
     solved = collections.Counter()
+    opens = collections.Counter()
     for line in open(f"{folder}/trajectories.jsonl"):
         d = json.loads(line)
         i = d["task"]["index"]
@@ -31,6 +32,7 @@ for folder in sys.argv[2:]:
             continue
         e = expert[i][0]
         p = first(d["steps"][0]["action"])
+        opens[p] += 1
         key = "expert opens 1" if e == "1" else "expert opens 2-5"
         pairs[(key, "same" if p == e else "other")] += 1
         solved[(key, d["success"])] += 1
@@ -41,3 +43,4 @@ for folder in sys.argv[2:]:
         same, other = pairs[(key, "same")], pairs[(key, "other")]
         print(f"  {key}: {same + other} tasks; the policy opens the same result on {same}, another on {other}; "
               f"solved {solved[(key, True)]}")
+    print("  the policy opens first: " + ", ".join(f"{k} on {v}" for k, v in sorted(opens.items())))
