@@ -41,7 +41,7 @@ export function registerTokenizer(program: Command): void {
       if (!config.ok) throw new UserError(`bad config: ${config.error}`);
       const { connectEnv } = await import("../client/connect-env.js");
       const { sampleTasks } = await import("../rollout/sample-tasks.js");
-      const { trainEnvTokenizer } = await import("../tokenizer/env-tokenizer.js");
+      const { trainEnvTokenizer } = await import("../sft/env-tokenizer.js");
       const { env, split, episodes, merges, seed, maxSteps, out } = config.value;
       const connected = await connectEnv(env, 16);
       if (!connected.ok) return fail(connected.error);

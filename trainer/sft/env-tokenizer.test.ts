@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectEnv } from "../client/connect-env.js";
 import type { EnvClient } from "../client/env-client.js";
 import { collectDemos } from "../rollout/demos.js";
-import { ByteTokenizer } from "./byte-tokenizer.js";
+import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
+import { loadTokenizer } from "../tokenizer/load-tokenizer.js";
 import { trainEnvTokenizer } from "./env-tokenizer.js";
-import { loadTokenizer } from "./load-tokenizer.js";
 
 let root = "";
 let client: EnvClient;

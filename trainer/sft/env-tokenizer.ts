@@ -3,12 +3,12 @@ import { err, ok, type Result } from "../../shared/result.js";
 import type { EnvClient } from "../client/env-client.js";
 import { collectDemos, type DemoOptions } from "../rollout/demos.js";
 import type { Trajectory } from "../rollout/types.js";
-import { sftRows } from "../sft/sft-rows.js";
-import { ByteTokenizer } from "./byte-tokenizer.js";
-import { bpeTokenizerFiles } from "./byte-tokenizer-files.js";
-import { loadTokenizer, writeTokenizerFiles } from "./load-tokenizer.js";
-import { pieceCounts, trainBpe } from "./train-bpe.js";
-import type { Tokenizer } from "./types.js";
+import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
+import { bpeTokenizerFiles } from "../tokenizer/byte-tokenizer-files.js";
+import { loadTokenizer, writeTokenizerFiles } from "../tokenizer/load-tokenizer.js";
+import { pieceCounts, trainBpe } from "../tokenizer/train-bpe.js";
+import type { Tokenizer } from "../tokenizer/types.js";
+import { sftRows } from "./sft-rows.js";
 
 export type EnvTokenizerResult = {
   merges: number;
