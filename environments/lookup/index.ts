@@ -12,7 +12,7 @@ export type LookupTask = { x: number };
 
 /**
  * A deliberately tiny two-step tool task, the built-in task of the trainer's learning test
- * (trainer/rl/learning.ts): the user gives `x=37`, the agent calls the tool, here with the short
+ * (trainer/pipeline/learning.ts): the user gives `x=37`, the agent calls the tool, here with the short
  * text action `f37` (a Hermes or OpenAI call works too), reads the result and answers `=54`. Short
  * enough for a 1-layer byte-level policy to learn on two CPU cores in seconds. Any change to the tasks,
  * the observations or the expert changes the learning test's figures.

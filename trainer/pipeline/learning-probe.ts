@@ -2,7 +2,7 @@
  * Learning probe: greedy success after SFT, after GRPO and after StepPO on calculator level 1, the
  * default recipe shortened (see `learning.ts`), one JSON line per phase.
  *
- *   npx tsx trainer/rl/learning-probe.ts [--backend wasm|cpu] [--iterations 20] [--split test|train] [--n 200] [--workers N] [--out DIR]
+ *   npx tsx trainer/pipeline/learning-probe.ts [--backend wasm|cpu] [--iterations 20] [--split test|train] [--n 200] [--workers N] [--out DIR]
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { initBackend, isBackendName } from "../backend/backend.js";
 import { BACKENDS } from "../model/types.js";
 import { DEFAULT_PROBE, learningProbe } from "./learning.js";
 
-const USAGE = `Usage: npx tsx trainer/rl/learning-probe.ts [options]
+const USAGE = `Usage: npx tsx trainer/pipeline/learning-probe.ts [options]
 
 Greedy success on calculator level 1 after SFT, after GRPO and after StepPO, one JSON line per phase.
 

@@ -3,13 +3,13 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { checkpointShape } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
-import { curveEnvSpec } from "../pipeline/curve-stage.js";
-import { greedyScore } from "../pipeline/greedy-score.js";
-import { weightsOnly } from "../pipeline/main-job.js";
-import { baseDir, loadRecipe, type Recipe } from "../pipeline/recipe.js";
+import { runTraining } from "../rl/run.js";
 import type { RunIO } from "../run/run-io.js";
 import { runSft } from "../sft/sft-run.js";
-import { runTraining } from "./run.js";
+import { curveEnvSpec } from "./curve-stage.js";
+import { greedyScore } from "./greedy-score.js";
+import { weightsOnly } from "./main-job.js";
+import { baseDir, loadRecipe, type Recipe } from "./recipe.js";
 
 export type ProbeOptions = {
   /** RL iterations of each method, from the same SFT policy (8 tasks × 8 rollouts each). */
