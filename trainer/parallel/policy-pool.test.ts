@@ -5,11 +5,11 @@ import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel, SampleOptions } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { sftPassLoss, sftShards, sftStepParallel } from "../sft/sft-shard.js";
 import { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
 import { failsOnWorkers } from "../testing/worker-only-failure.js";
 import { PolicyPool } from "./policy-pool.js";
 import { scoreRows } from "./score-shard.js";
-import { sftPassLoss, sftShards, sftStepParallel } from "./sft-shard.js";
 import { shardGradients } from "./shard-task.js";
 import { readWeights } from "./weight-sync.js";
 

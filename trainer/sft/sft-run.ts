@@ -6,7 +6,6 @@ import { connectEnv } from "../client/connect-env.js";
 import type { BackendName } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
-import { sftStepParallel } from "../parallel/sft-shard.js";
 import { writeReport } from "../report/report.js";
 import { collectDemos } from "../rollout/demos.js";
 import { sampleTasks } from "../rollout/sample-tasks.js";
@@ -15,6 +14,7 @@ import { episodeMetrics } from "../rollout/summary.js";
 import { openRunDir, type RunIO } from "../run/run-io.js";
 import type { SftConfig } from "./sft-config.js";
 import { padSftRows, type SftRow, sftRows } from "./sft-rows.js";
+import { sftStepParallel } from "./sft-shard.js";
 import { sftStep } from "./sft-step.js";
 
 export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;

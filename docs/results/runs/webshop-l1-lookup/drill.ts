@@ -30,7 +30,7 @@ import { cliIO } from "../../../../trainer/cli/run-io.js";
 import { connectEnv } from "../../../../trainer/client/connect-env.js";
 import { createAdam } from "../../../../trainer/optim/optimizer-step.js";
 import { PolicyPool } from "../../../../trainer/parallel/policy-pool.js";
-import { sftStepParallel } from "../../../../trainer/parallel/sft-shard.js";
+import { sftStepParallel } from "../../../../trainer/sft/sft-shard.js";
 import { collectDemos } from "../../../../trainer/rollout/demos.js";
 import { padSftRows, type SftRow, sftRows } from "../../../../trainer/sft/sft-rows.js";
 

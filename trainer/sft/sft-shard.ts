@@ -2,10 +2,10 @@ import * as tf from "@tensorflow/tfjs-core";
 import { clipGradNorm } from "../algos/index.js";
 import { PASS_ELEMENTS, rowsOf } from "../model/passes.js";
 import type { StepStats } from "../optim/optimizer-step.js";
-import { maskedNll, type SftBatch } from "../sft/sft-step.js";
-import type { PolicyPool } from "./policy-pool.js";
-import { lossTask } from "./shard-task.js";
-import { shardPasses } from "./shards.js";
+import type { PolicyPool } from "../parallel/policy-pool.js";
+import { lossTask } from "../parallel/shard-task.js";
+import { shardPasses } from "../parallel/shards.js";
+import { maskedNll, type SftBatch } from "./sft-step.js";
 
 /** One SFT pass: its rows, and its learned tokens over the step's (its share of the token mean). */
 export type SftPassInput = { ids: number[][]; targets: number[][]; mask: number[][]; share: number };
