@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { describe, expect, it } from "vitest";
-import { runImport } from "../../environments/data/import-command.js";
+import { runImport } from "../../environments/node/import-command.js";
 import { EnvClient } from "./env-client.js";
 import { resolveEnv } from "./resolve-env.js";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { datasetOfPath, howToGet, SHARED_DATA_DIR } from "../../environments/data/data-origins.js";
-import { runImport } from "../../environments/data/import-command.js";
 import { localDbPath } from "../../environments/data/local-db.js";
+import { runImport } from "../../environments/node/import-command.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { baseDir, type Recipe } from "./recipe.js";
 

@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const data = (...args: string[]) =>
   spawnSync(
     process.execPath,
-    [join(ROOT, "node_modules/tsx/dist/cli.mjs"), "environments/data/cli.ts", ...args],
+    [join(ROOT, "node_modules/tsx/dist/cli.mjs"), "environments/node/data-cli.ts", ...args],
     {
       cwd: ROOT,
       encoding: "utf8",

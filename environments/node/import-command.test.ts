@@ -8,9 +8,9 @@ import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as schema from "../../shared/db/schema.js";
-import { countTasks, datasetHash, getTask } from "./datasets.js";
+import { countTasks, datasetHash, getTask } from "../data/datasets.js";
+import { openLocalDb } from "../data/local-db.js";
 import { inferSplit, runImport } from "./import-command.js";
-import { openLocalDb } from "./local-db.js";
 
 const record = (q: string, expr: string, value: number) =>
   JSON.stringify({ question: q, answer: `It is ${expr} = <<${expr}=${value}>>${value}.\n#### ${value}` });

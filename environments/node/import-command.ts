@@ -5,9 +5,9 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Result } from "../../shared/result.js";
 import { builtinImporters } from "../builtin.js";
-import { renderSqlScript } from "./d1-sql.js";
-import { datasetHash, datasetWrites, saveDataset } from "./datasets.js";
-import { openLocalDb } from "./local-db.js";
+import { renderSqlScript } from "../data/d1-sql.js";
+import { datasetHash, datasetWrites, saveDataset } from "../data/datasets.js";
+import { openLocalDb } from "../data/local-db.js";
 
 export type ImportCommand = {
   kind: string;

@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
-import { listDatasets } from "./datasets.js";
+import { listDatasets } from "../data/datasets.js";
+import { localDbPath, openLocalDb } from "../data/local-db.js";
 import { runImport } from "./import-command.js";
-import { localDbPath, openLocalDb } from "./local-db.js";
 
 /**
  * `npm run data -- import <kind> [path] [--url URL] [--split S] [--db FILE] [--d1 local|remote]` and
