@@ -15,7 +15,8 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["{shared,environments,hub,trainer,tests}/**/*.test.ts"],
-          exclude: ["**/*.workers.test.ts", "**/node_modules/**"],
+          // The webgpu backend's tests need a Vulkan driver: `npm run test:gpu` (vitest.gpu.config.ts).
+          exclude: ["**/*.workers.test.ts", "**/*.gpu.test.ts", "**/node_modules/**"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           // The checkout's .edgegym/data.db is the developer's imported data, not the tests': a test
@@ -36,6 +37,7 @@ export default defineConfig({
                 HUB_ALLOW_PRIVATE_UPSTREAMS: "true",
                 // A real server that never answers, for the hub's upstream deadlines (tests/hub/stall-server.ts).
                 HUB_TEST_STALL_URL: inject("stallUrl"),
+                HUB_TEST_HOSTILE_URL: inject("hostileUrl"),
               },
               d1Databases: ["DB", "HUB_EMPTY_DB"],
               // A tight limiter so the hub's 429 path is reached in a few requests.

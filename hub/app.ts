@@ -7,7 +7,8 @@ import { EdgegymError, problem, toProblem } from "../shared/errors.js";
 import { bodyTooLarge, MAX_BODY_BYTES, problemResponse } from "../shared/http.js";
 import { authenticate } from "./auth/middleware.js";
 import type { AppEnv } from "./env.js";
-import { isGatewayPath } from "./gateway-path.js";
+import { GATEWAY_PREFIX, isGatewayPath } from "./gateway-path.js";
+import { dataOnly } from "./gateway-response.js";
 import { refuseLoops } from "./loop-guard.js";
 import { rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
@@ -79,6 +80,9 @@ export function createHubApp(options: HubOptions = {}): HubApp {
       },
     }),
   );
+  // What the gateway and the built-ins answer is data on the pages' origin, never a page.
+  app.use(`${GATEWAY_PREFIX}/*`, dataOnly());
+  app.use("/envs/*", dataOnly());
   app.use("/v1/*", refuseLoops, authenticate(now), rateLimit(window, now, isGatewayPath));
   mountApi(app);
 

@@ -3,6 +3,7 @@ import { EdgegymError, Problem } from "../../shared/errors.js";
 import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "./endpoint-policy.js";
+import { readWithin, UPSTREAM_MAX_BYTES } from "./upstream-body.js";
 
 /** Where a version's edgegym/v1 surface lives: a built-in served in-process, or an external URL. */
 export type Upstream = { kind: "builtin"; name: string } | { kind: "endpoint"; url: string };
@@ -35,14 +36,14 @@ export function upstreamOf(row: { endpoint: string | null; builtin: string | nul
   return { kind: "endpoint", url: row.endpoint ?? "" };
 }
 
-function positiveMs(value: unknown, fallback: number): number {
+function positiveNumber(value: unknown, fallback: number): number {
   const n = Number(value);
   return typeof value === "string" && Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
 /** How long the manifest fetch at publish may take. */
 export function manifestDeadline(bindings: Record<string, unknown>): number {
-  return positiveMs(bindings.HUB_MANIFEST_TIMEOUT_MS, MANIFEST_TIMEOUT_MS);
+  return positiveNumber(bindings.HUB_MANIFEST_TIMEOUT_MS, MANIFEST_TIMEOUT_MS);
 }
 
 /** How long one gateway (or evaluation) call may take: the env's own step limit plus a margin. */
@@ -52,15 +53,21 @@ export function stepDeadline(
 ): number {
   const step =
     typeof stepTimeoutMs === "number" && stepTimeoutMs > 0 ? stepTimeoutMs : DEFAULT_STEP_TIMEOUT_MS;
-  return step + positiveMs(bindings.HUB_UPSTREAM_MARGIN_MS, UPSTREAM_MARGIN_MS);
+  return step + positiveNumber(bindings.HUB_UPSTREAM_MARGIN_MS, UPSTREAM_MARGIN_MS);
+}
+
+/** The hub's cap on one env response's bytes (`HUB_UPSTREAM_MAX_BYTES`, default `UPSTREAM_MAX_BYTES`). */
+export function upstreamMaxBytes(bindings: Record<string, unknown>): number {
+  return positiveNumber(bindings.HUB_UPSTREAM_MAX_BYTES, UPSTREAM_MAX_BYTES);
 }
 
 /**
- * Sends `init` to `<base>/v1/<path>`. Built-ins run in-process with the hub's own bindings (which hold
- * their secrets; the kit bounds their steps). External endpoints go through `fetcher` with the hop
- * header, within `timeoutMs` (answer and body), without following redirects (a redirect could lead to
- * an address the endpoint check refuses), and only when the endpoint check passes. Errors never name
- * the endpoint: readers of a shared env reach it through the gateway and must not learn where it is.
+ * Sends `init` to `<base>/v1/<path>` and returns the env's answer with its whole body read. Built-ins
+ * run in-process with the hub's own bindings (which hold their secrets; the kit bounds their steps).
+ * External endpoints go through `fetcher` with the hop header, without following redirects (a
+ * redirect could lead to an address the endpoint check refuses), and only when the endpoint check
+ * passes. Either way `timeoutMs` covers the answer and its body (`readWithin`). Errors never name the
+ * endpoint: readers of a shared env reach it through the gateway and must not learn where it is.
  */
 export async function callUpstream(
   upstream: Upstream,
@@ -72,50 +79,63 @@ export async function callUpstream(
 ): Promise<Response> {
   // `path` is an edgegym/v1 operation, or `mcp` (with its query) for the env's MCP endpoint at `<base>/mcp`.
   const rel = /^mcp(\?|$)/.test(path) ? path : `v1/${path}`;
-  if (upstream.kind === "builtin") {
-    return builtinHost().fetch(new Request(`http://builtin/envs/${upstream.name}/${rel}`, init), bindings);
-  }
-  const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });
-  if (!verdict.ok) {
-    throw new EdgegymError(
-      "upstream_unreachable",
-      `this hub does not fetch the environment's endpoint: ${verdict.reason}`,
-    );
-  }
-  const url = `${upstream.url.replace(/\/+$/, "")}/${rel}`;
-  const headers = new Headers(init.headers);
-  headers.set(HOP_HEADER, "1");
   const signal = AbortSignal.timeout(timeoutMs);
-  // The race also bounds a fetcher that ignores the signal.
+  let request: Request;
+  let send: (r: Request) => Response | Promise<Response>;
+  if (upstream.kind === "builtin") {
+    request = new Request(`http://builtin/envs/${upstream.name}/${rel}`, { ...init, signal });
+    send = (r) => builtinHost().fetch(r, bindings);
+  } else {
+    const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });
+    if (!verdict.ok) {
+      throw new EdgegymError(
+        "upstream_unreachable",
+        `this hub does not fetch the environment's endpoint: ${verdict.reason}`,
+      );
+    }
+    const headers = new Headers(init.headers);
+    headers.set(HOP_HEADER, "1");
+    request = new Request(`${upstream.url.replace(/\/+$/, "")}/${rel}`, {
+      ...init,
+      headers,
+      signal,
+      redirect: "manual",
+    });
+    send = fetcher;
+  }
+  const late = () =>
+    new EdgegymError("upstream_timeout", `the environment did not answer within ${timeoutMs} ms`);
+  // The race bounds a fetcher (or a built-in) that ignores the signal, and every read of the body.
   let onAbort = () => {};
   const timedOut = new Promise<never>((_, reject) => {
-    onAbort = () =>
-      reject(new EdgegymError("upstream_timeout", `the environment did not answer within ${timeoutMs} ms`));
+    onAbort = () => reject(late());
     signal.addEventListener("abort", onAbort, { once: true });
   });
-  let res: Response;
+  timedOut.catch(() => {});
   try {
-    res = await Promise.race([
-      fetcher(new Request(url, { ...init, headers, signal, redirect: "manual" })),
-      timedOut,
-    ]);
-  } catch (e) {
-    if (e instanceof EdgegymError) throw e;
-    if (signal.aborted)
-      throw new EdgegymError("upstream_timeout", `the environment did not answer within ${timeoutMs} ms`);
-    throw new EdgegymError("upstream_unreachable", "could not reach the environment's endpoint");
+    let res: Response;
+    try {
+      res = await Promise.race([send(request), timedOut]);
+    } catch (e) {
+      if (e instanceof EdgegymError) throw e;
+      if (signal.aborted) throw late();
+      throw new EdgegymError("upstream_unreachable", "could not reach the environment's endpoint");
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new EdgegymError(
+        "upstream_unreachable",
+        `the environment answered with a redirect (HTTP ${res.status}), which the hub does not follow`,
+      );
+    }
+    return await readWithin(res, timedOut, upstreamMaxBytes(bindings)).catch((e: unknown) => {
+      // Node's fetch errors the body stream itself when the signal fires, before the race sees it.
+      if (signal.aborted && !(e instanceof EdgegymError && e.code === "upstream_bad_response")) throw late();
+      throw e;
+    });
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
-  timedOut.catch(() => {});
-  if (res.status >= 300 && res.status < 400) {
-    await res.body?.cancel();
-    throw new EdgegymError(
-      "upstream_unreachable",
-      `the environment answered with a redirect (HTTP ${res.status}), which the hub does not follow`,
-    );
-  }
-  return res;
 }
 
 /** Fetches and validates `B/v1/manifest` within `timeoutMs`; the error says exactly what was wrong. */
@@ -131,17 +151,8 @@ export async function fetchManifest(
   } catch (e) {
     return { ok: false, error: e as EdgegymError };
   }
-  let json: unknown;
-  try {
-    json = await res.json();
-  } catch (e) {
-    // The deadline also covers the body: one that stops arriving aborts with the signal's TimeoutError.
-    if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")) {
-      const error = new EdgegymError("upstream_timeout", `the manifest took longer than ${timeoutMs} ms`);
-      return { ok: false, error };
-    }
-    json = undefined;
-  }
+  // callUpstream has read the body within the deadline: parsing it cannot stall.
+  const json: unknown = await res.json().catch(() => undefined);
   if (res.status !== 200) {
     // The endpoint is a hub's gateway (maybe this one's): publishing it would make a forwarding loop.
     if (Problem.safeParse(json).data?.code === "loop_detected") {

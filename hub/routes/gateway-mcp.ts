@@ -3,6 +3,7 @@ import { Slug } from "../../shared/registry.js";
 import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { GATEWAY_MCP_PATH, gatewayRef } from "../gateway-path.js";
+import { gatewayResponse } from "../gateway-response.js";
 import { gatewayTarget } from "../registry/target.js";
 import { callUpstream, stepDeadline } from "../registry/upstream.js";
 import { problems, routeApp } from "../route-app.js";
@@ -32,7 +33,9 @@ gatewayMcpRoutes.openAPIRegistry.registerPath({
     }),
   },
   responses: {
-    200: { description: "the environment's JSON-RPC response, unchanged, with its Mcp-Session-Id" },
+    200: {
+      description: "the environment's JSON-RPC response (JSON or an event stream), with its Mcp-Session-Id",
+    },
     ...problems(401, 404, 429, 502, 504, 508),
   },
 });
@@ -55,8 +58,8 @@ gatewayMcpRoutes.on(["GET", "POST", "DELETE"], GATEWAY_MCP_PATH, async (c) => {
     c.var.fetch,
     stepDeadline(target.stepTimeoutMs, c.env),
   );
-  const out = new Headers(res.headers);
-  out.set("x-request-id", c.get("requestId"));
-  out.set("x-edgegym-version", target.version);
-  return new Response(res.body, { status: res.status, headers: out });
+  return gatewayResponse(res, {
+    mcp: true,
+    headers: { "x-request-id": c.get("requestId"), "x-edgegym-version": target.version },
+  });
 });

@@ -7,6 +7,7 @@ import { hubDb } from "../db.js";
 import { HANDLE_PREFIX } from "../evals/handle.js";
 import { evalStep, evalStepContext } from "../evals/step.js";
 import { GATEWAY_PATH, gatewayOperation, gatewayRef, OPERATION_NAMES } from "../gateway-path.js";
+import { gatewayResponse } from "../gateway-response.js";
 import { gatewayTarget } from "../registry/target.js";
 import { callUpstream, stepDeadline } from "../registry/upstream.js";
 import { problems, routeApp } from "../route-app.js";
@@ -34,8 +35,8 @@ function handleStep(body: ArrayBuffer): StepRequest | undefined {
 
 /**
  * `/v1/envs/{owner}/{name}@{version}/v1/{op}`: checks the caller may read the env, then forwards to the
- * version's endpoint (built-ins in-process). The env's responses, problems included, pass through
- * unchanged; the hub adds `x-request-id`.
+ * version's endpoint (built-ins in-process). The env's JSON answers, problems included, pass through
+ * as data only (`gatewayResponse`: media type checked, headers reduced); the hub adds `x-request-id`.
  */
 export const gatewayRoutes = routeApp();
 gatewayRoutes.openAPIRegistry.registerPath({
@@ -51,7 +52,7 @@ gatewayRoutes.openAPIRegistry.registerPath({
     }),
   },
   responses: {
-    200: { description: "the environment's response, unchanged" },
+    200: { description: "the environment's JSON response, as data (see docs/hub.md)" },
     ...problems(401, 404, 429, 502, 504, 508),
   },
 });
@@ -78,8 +79,8 @@ gatewayRoutes.on(["GET", "POST"], GATEWAY_PATH, async (c) => {
   const res = handled
     ? await evalStep(evalStepContext(c), handled)
     : await callUpstream(target.upstream, op, init, c.env, fetch, stepDeadline(target.stepTimeoutMs, c.env));
-  const headers = new Headers(res.headers);
-  headers.set("x-request-id", requestId);
-  headers.set("x-edgegym-version", target.version);
-  return new Response(res.body, { status: res.status, headers });
+  return gatewayResponse(res, {
+    mcp: false,
+    headers: { "x-request-id": requestId, "x-edgegym-version": target.version },
+  });
 });

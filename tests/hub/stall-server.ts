@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
+import { startHostileUpstream } from "./hostile-upstream.js";
 
 /**
  * A real HTTP server on 127.0.0.1 that accepts connections and, for the hub's deadline tests, never
@@ -14,6 +15,7 @@ import type { TestProject } from "vitest/node";
 declare module "vitest" {
   export interface ProvidedContext {
     stallUrl: string;
+    hostileUrl: string;
   }
 }
 
@@ -53,7 +55,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   project.provide("stallUrl", `http://127.0.0.1:${port}`);
+  // An endpoint that attacks the hub's origin (tests/hub/hostile-upstream.ts), for the gateway's rules.
+  const hostile = await startHostileUpstream();
+  project.provide("hostileUrl", hostile.url);
   return async () => {
+    await hostile.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };

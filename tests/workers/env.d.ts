@@ -12,6 +12,7 @@ declare global {
       HUB_TIGHT_LIMIT: RateLimit;
       HUB_EMPTY_DB: D1Database;
       HUB_TEST_STALL_URL: string;
+      HUB_TEST_HOSTILE_URL: string;
     }
   }
 }
