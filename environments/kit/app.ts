@@ -17,6 +17,7 @@ import {
 } from "../../shared/protocol.js";
 import type { Environment } from "./define-environment.js";
 import { createMcpHandler, type McpOptions } from "./mcp/handler.js";
+import { type OpenEnvOptions, openEnvRoutes } from "./openenv/routes.js";
 import type { EnvRuntime } from "./types.js";
 
 export { MAX_BODY_BYTES };
@@ -31,6 +32,8 @@ export type AppOptions = {
   maxInFlight?: number;
   /** The MCP endpoint's options (its session store); see docs/protocol.md, "MCP". */
   mcp?: McpOptions;
+  /** OpenEnv's surface (`/ws`, `/reset`, `/step`, …): its socket limits; see docs/protocol.md, "OpenEnv". */
+  openenv?: OpenEnvOptions;
 };
 
 type AppEnv = { Bindings: Record<string, unknown> };
@@ -110,6 +113,11 @@ export function createEnvironmentApp(env: Environment, options: AppOptions = {})
   // The same episode as an MCP server (Streamable HTTP): one tools/call per step.
   const mcp = createMcpHandler(env, { now, ...options.mcp });
   app.all("/mcp", (c) => mcp(c.req.raw, runtime(c.env)));
+
+  // The same episode as OpenEnv serves one, beside edgegym/v1; under /openenv too, with OpenEnv's
+  // production-mode MCP dialect at /openenv/mcp, since /mcp is standard MCP.
+  app.route("/", openEnvRoutes(env, now, options.openenv));
+  app.route("/openenv", openEnvRoutes(env, now, { ...options.openenv, production: true }));
 
   app.notFound((c) => problemResponse(problem("not_found", `no route ${c.req.method} ${c.req.path}`)));
   app.onError((e) => errorResponse(e));

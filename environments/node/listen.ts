@@ -1,7 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import { WebSocketServer } from "ws";
+import { MAX_BODY_BYTES } from "../../shared/http.js";
+import { HOST_BINDINGS, HOST_UPGRADE } from "../kit/openenv/socket.js";
 import { answerClientError } from "./client-error.js";
+import { nodeUpgrade } from "./socket-upgrade.js";
 
 export type Listening = { port: number; url: string; close(): Promise<void> };
 
@@ -35,22 +39,29 @@ export function listen(
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     connectionsCheckingInterval: options.checkIntervalMs ?? 1_000,
   };
-  return new Promise((done) => {
-    const server = serve(
-      { fetch: (req) => app.fetch(req, bindings), port, hostname, serverOptions },
-      (info) => {
-        const actual = (info as AddressInfo).port;
-        done({
-          port: actual,
-          url: `http://${hostname}:${actual}`,
-          close: () =>
-            new Promise<void>((closed) => {
-              if ("closeAllConnections" in server) server.closeAllConnections();
-              server.close(() => closed());
-            }),
-        });
-      },
+  // WebSocket upgrades (OpenEnv's `/ws`) reach the app with @hono/node-server's own bindings object,
+  // which its upgrade helper needs; the app's bindings ride along under HOST_BINDINGS.
+  const websocket = { server: new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES }) };
+  const fetch = (req: Request, nodeEnv?: Record<string | symbol, unknown>) =>
+    app.fetch(
+      req,
+      nodeEnv?.incoming && nodeEnv.wss
+        ? Object.assign(nodeEnv, { [HOST_BINDINGS]: bindings, [HOST_UPGRADE]: nodeUpgrade })
+        : bindings,
     );
+  return new Promise((done) => {
+    const server = serve({ fetch, port, hostname, serverOptions, websocket }, (info) => {
+      const actual = (info as AddressInfo).port;
+      done({
+        port: actual,
+        url: `http://${hostname}:${actual}`,
+        close: () =>
+          new Promise<void>((closed) => {
+            if ("closeAllConnections" in server) server.closeAllConnections();
+            server.close(() => closed());
+          }),
+      });
+    });
     server.on("clientError", answerClientError);
   });
 }
