@@ -6,6 +6,7 @@ import "@tensorflow/tfjs-backend-wasm";
 import { err, ok, type Result } from "../../shared/result.js";
 import { BACKENDS, type BackendName } from "../model/types.js";
 import { explainNativeFailure, noGpuDevice } from "./native-errors.js";
+import { startWebGpu } from "./webgpu.js";
 
 /** The native bindings register under these packages; both are optional and absent on most machines. */
 const NATIVE_PACKAGES: Partial<Record<BackendName, string>> = {
@@ -22,7 +23,18 @@ export interface BackendInfo {
 /** tfjs-node and tfjs-node-gpu both register as "tensorflow"; the package tells them apart. */
 const registeredName = (name: BackendName): string => (name === "tensorflow-gpu" ? "tensorflow" : name);
 
-async function tryBackend(name: BackendName): Promise<Result<void>> {
+/**
+ * Tried when none is named: every backend but webgpu. The trainer's steps read the loss, the gradient
+ * norm and the scores synchronously (dataSync), which Dawn cannot do in Node, so picking webgpu by
+ * itself would fail the first training step; by name it serves sampling, scoring and evaluation.
+ */
+const AUTO_BACKENDS = BACKENDS.filter((name) => name !== "webgpu");
+
+async function tryBackend(name: BackendName, byName: boolean): Promise<Result<void>> {
+  if (name === "webgpu") {
+    const gpu = await startWebGpu({ allowSoftware: byName });
+    if (!gpu.ok) return err(gpu.error);
+  }
   const pkg = NATIVE_PACKAGES[name];
   if (pkg !== undefined) {
     try {
@@ -56,13 +68,13 @@ export function isBackendName(name: string): name is BackendName {
 
 /**
  * Selects the tfjs backend: `requested` when given (an error if it cannot load), otherwise the first of
- * tfjs-node-gpu, tfjs-node, wasm, cpu that loads.
+ * tfjs-node-gpu, tfjs-node, wasm, cpu that loads (webgpu only when named).
  */
 export async function initBackend(requested?: BackendName): Promise<Result<BackendInfo>> {
-  const candidates = requested === undefined ? BACKENDS : [requested];
+  const candidates = requested === undefined ? AUTO_BACKENDS : [requested];
   const skipped: string[] = [];
   for (const name of candidates) {
-    const tried = await tryBackend(name);
+    const tried = await tryBackend(name, requested !== undefined);
     if (tried.ok) {
       await tf.ready();
       return ok({ name, skipped });

@@ -12,8 +12,8 @@ import type { Tensor2D, Tensor3D, Variable } from "@tensorflow/tfjs-core";
 import type { NamedAdam } from "../optim/named-adam.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 
-/** Names accepted by `--backend`, in the order `initBackend` tries them when none is given. */
-export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu"] as const;
+/** Names accepted by `--backend`, in the order `initBackend` tries them when none is given (webgpu only by name). */
+export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu", "webgpu"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 /** Architecture of the decoder (Qwen2/Llama-style). Field names follow HF config.json where one exists. */
