@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import { MCP_CLIENT_BINDING } from "../environments/kit/mcp/handler.js";
 import { EdgegymError, problem, toProblem } from "../shared/errors.js";
 import { bodyTooLarge, MAX_BODY_BYTES, problemResponse } from "../shared/http.js";
 import { authenticate } from "./auth/middleware.js";
@@ -10,7 +11,7 @@ import type { AppEnv } from "./env.js";
 import { GATEWAY_PREFIX, isGatewayPath } from "./gateway-path.js";
 import { dataOnly } from "./gateway-response.js";
 import { refuseLoops } from "./loop-guard.js";
-import { rateLimit } from "./rate-limit.js";
+import { callerKey, rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
 import { provideDeps, validationHook } from "./route-app.js";
 import { envUpdateRoutes } from "./routes/env-update.js";
@@ -37,6 +38,9 @@ export type HubOptions = {
 };
 
 export type HubApp = OpenAPIHono<AppEnv>;
+
+/** The built-ins' MCP endpoints at the hub's own `/envs`. */
+const ENVS_MCP_PATH = "/envs/:name/mcp";
 
 /**
  * The `/v1` API: each hub/routes file is a sub-app, mounted here in this order (the order routes are
@@ -101,6 +105,10 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   const host = builtinHost();
   const envs = (c: Context<AppEnv>) => host.fetch(c.req.raw, c.env);
   app.all("/envs", envs);
+  // MCP holds state per session (a Durable Object each): the hub's rate limit applies, and the env
+  // counts the caller's sessions against its per-client bound by the hub's caller key.
+  app.use(ENVS_MCP_PATH, authenticate(now), rateLimit(window, now));
+  app.all(ENVS_MCP_PATH, (c) => host.fetch(c.req.raw, { ...c.env, [MCP_CLIENT_BINDING]: callerKey(c) }));
   app.all("/envs/*", envs);
   app.get("/healthz", (c) => c.json({ ok: true }));
   // The web hub's pages last: its `/<owner>/<name>` must not shadow the routes above.

@@ -19,6 +19,19 @@ function setting(value: unknown, fallback: number): number {
 }
 
 /**
+ * Who the limits count a request against: a token by its id, anonymous callers by client IP (which
+ * Cloudflare sets). Also the caller the built-ins' MCP bounds sessions by (`/envs/<name>/mcp`).
+ */
+export function callerKey(c: Context<AppEnv>): string {
+  const p = c.get("principal");
+  return p.kind === "token"
+    ? `token:${p.tokenId}`
+    : p.kind === "bootstrap"
+      ? "bootstrap"
+      : `ip:${c.req.header("cf-connecting-ip") ?? "local"}`;
+}
+
+/**
  * Per-principal rate limit: a token is limited by its id, anonymous callers by client IP. Two limits
  * apply. The hub's own sliding window (per isolate, exact: never more than the limit in any span of
  * the period, across window boundaries too) and, where it is bound (deployed), the Workers Rate
@@ -28,12 +41,7 @@ function setting(value: unknown, fallback: number): number {
  */
 export async function checkRateLimit(c: Context<AppEnv>, window: SlidingWindow, now: number): Promise<void> {
   const p = c.get("principal");
-  const key =
-    p.kind === "token"
-      ? `token:${p.tokenId}`
-      : p.kind === "bootstrap"
-        ? "bootstrap"
-        : `ip:${c.req.header("cf-connecting-ip") ?? "local"}`;
+  const key = callerKey(c);
   const limit = setting(c.env.HUB_RATE_LIMIT_REQUESTS, DEFAULT_LIMIT);
   const period = setting(c.env.HUB_RATE_LIMIT_PERIOD, DEFAULT_PERIOD_SECONDS) || DEFAULT_PERIOD_SECONDS;
   if (limit > 0) {

@@ -1,5 +1,5 @@
 import type { Cluster, Worker } from "node:cluster";
-import type { McpEpisode, McpSessionStore } from "../kit/mcp/session-store.js";
+import type { Admission, McpEpisode, McpSessionStore } from "../kit/mcp/session-store.js";
 import { MemorySessionStore } from "../kit/mcp/session-store.js";
 
 /**
@@ -70,8 +70,9 @@ export class ClusterSessionStore implements McpSessionStore {
     });
   }
 
-  create(id: string, episode: McpEpisode, now: number): Promise<void> {
-    return this.#ask("create", [id, episode, now]);
+  create(id: string, episode: McpEpisode, now: number, client?: string): Promise<Admission> {
+    // Left out rather than sent as undefined, which IPC's JSON would turn into null.
+    return this.#ask("create", client === undefined ? [id, episode, now] : [id, episode, now, client]);
   }
   async get(id: string, now: number): Promise<McpEpisode | undefined> {
     // IPC turns undefined into a missing field; null comes back for "no such session".

@@ -1,8 +1,10 @@
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { WebSocketServer } from "ws";
 import { MAX_BODY_BYTES } from "../../shared/http.js";
+import { MCP_CLIENT_BINDING } from "../kit/mcp/handler.js";
 import { HOST_BINDINGS, HOST_UPGRADE } from "../kit/openenv/socket.js";
 import { answerClientError } from "./client-error.js";
 import { nodeUpgrade } from "./socket-upgrade.js";
@@ -24,7 +26,9 @@ export type ListenOptions = {
 
 /**
  * Serves a Hono app over real HTTP on Node with fixed bindings (secrets, the local database):
- * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too.
+ * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too. Each request
+ * also carries its peer's address as `EDGEGYM_MCP_CLIENT`, the client MCP's per-client bound counts
+ * by (a header would be the client's to choose).
  */
 export function listen(
   // biome-ignore lint/suspicious/noExplicitAny: any app's env type; bindings are passed as-is.
@@ -47,7 +51,10 @@ export function listen(
       req,
       nodeEnv?.incoming && nodeEnv.wss
         ? Object.assign(nodeEnv, { [HOST_BINDINGS]: bindings, [HOST_UPGRADE]: nodeUpgrade })
-        : bindings,
+        : {
+            ...bindings,
+            [MCP_CLIENT_BINDING]: (nodeEnv?.incoming as IncomingMessage | undefined)?.socket.remoteAddress,
+          },
     );
   return new Promise((done) => {
     const server = serve({ fetch, port, hostname, serverOptions, websocket }, (info) => {

@@ -100,7 +100,8 @@ describe("MCP on workerd", () => {
     const stub = sessions.get(sessions.idFromName(`calculator/${transport.sessionId}`));
     const keys = () =>
       runInDurableObject(stub, async (_o, state) => [...(await state.storage.list()).keys()]);
-    expect(await keys()).toEqual(["episode"]);
+    // The episode, and its owner (the hub's caller key), whose ledger the alarm tells.
+    expect(await keys()).toEqual(["episode", "owner"]);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await keys()).toEqual([]);
     await expect(client.listTools()).rejects.toThrow(/Session not found/);

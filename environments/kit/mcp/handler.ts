@@ -12,7 +12,13 @@ import type { Environment } from "../define-environment.js";
 import type { EnvRuntime } from "../types.js";
 import { durableSessionStore } from "./durable-store.js";
 import { episodeServer } from "./episode-server.js";
-import { type McpEpisode, type McpSessionStore, MemorySessionStore } from "./session-store.js";
+import {
+  type Admission,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
+  type McpEpisode,
+  type McpSessionStore,
+  MemorySessionStore,
+} from "./session-store.js";
 import { mcpTools } from "./tools.js";
 
 export type McpOptions = {
@@ -25,7 +31,20 @@ export type McpOptions = {
   store?: McpSessionStore;
   /** Most sessions the default in-memory store holds. */
   maxSessions?: number;
+  /**
+   * Most sessions one client holds (in memory or in Durable Objects); default 100, or the binding
+   * `EDGEGYM_MCP_SESSIONS_PER_CLIENT` where the store is the Durable Object one.
+   */
+  maxSessionsPerClient?: number;
 };
+
+/**
+ * Who is calling, set per request by the host that accepted the connection (its peer's address on
+ * Node, the hub's caller), so a client cannot choose it. Without it, `cf-connecting-ip`, which
+ * Cloudflare sets on every request a Worker receives; without either, no per-client bound applies.
+ */
+export const MCP_CLIENT_BINDING = "EDGEGYM_MCP_CLIENT";
+const PER_CLIENT_BINDING = "EDGEGYM_MCP_SESSIONS_PER_CLIENT";
 
 /** The `initialize` capability under which a client may choose the task (instead of query parameters). */
 export const TASK_CAPABILITY = "edgegym/task";
@@ -43,11 +62,15 @@ export function createMcpHandler(
   options: McpOptions = {},
 ): (request: Request, runtime: EnvRuntime) => Promise<Response> {
   const now = options.now ?? Date.now;
-  const memory = options.store ?? new MemorySessionStore(options.maxSessions);
+  const memory = options.store ?? new MemorySessionStore(options.maxSessions, options.maxSessionsPerClient);
   let listed: { tools: Tool[]; finalAnswerTool: string | undefined } | undefined;
 
   return async (request, runtime) => {
-    const store = options.store ?? durableSessionStore(runtime.bindings) ?? memory;
+    const perClient =
+      options.maxSessionsPerClient ??
+      positive(runtime.bindings[PER_CLIENT_BINDING]) ??
+      DEFAULT_MAX_SESSIONS_PER_CLIENT;
+    const store = options.store ?? durableSessionStore(runtime.bindings, perClient) ?? memory;
     // Keys carry the env's name: a store may be shared by several envs (a host's processes), and one
     // env's session id must not reach another env's episode.
     const key = (id: string) => `${env.name}/${id}`;
@@ -90,7 +113,6 @@ export function createMcpHandler(
       if (!started.ok) return rpcError(init.id, ErrorCode.InvalidParams, started.error, 200);
       sessionId = crypto.randomUUID();
       episode = started.episode;
-      await store.create(key(sessionId), episode, now());
     } else {
       const id = request.headers.get(SESSION_HEADER);
       if (!id) {
@@ -116,15 +138,63 @@ export function createMcpHandler(
     const server = episodeServer({ env, ...listed, store, storeKey: key(sessionId), episode, runtime, now });
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
+    let res: Response;
     try {
-      const res = await transport.handleRequest(request, { parsedBody: body });
-      const headers = new Headers(res.headers);
-      headers.set(SESSION_HEADER, sessionId);
-      return new Response(res.body, { status: res.status, headers });
+      res = await transport.handleRequest(request, { parsedBody: body });
     } finally {
       await server.close();
     }
+    const headers = new Headers(res.headers);
+    let resBody: BodyInit | null = res.body;
+    if (init) {
+      // The session exists only once the SDK accepted the initialize: a refused one (406 for its
+      // Accept, 415, …) leaves nothing behind and names no session.
+      const text = await res.text();
+      resBody = text;
+      if (res.status !== 200 || !isResult(text)) return new Response(text, { status: res.status, headers });
+      refuse(await store.create(key(sessionId), episode, now(), clientOf(request, runtime)));
+    }
+    headers.set(SESSION_HEADER, sessionId);
+    return new Response(resBody, { status: res.status, headers });
   };
+}
+
+function clientOf(request: Request, runtime: EnvRuntime): string | undefined {
+  const set = runtime.bindings[MCP_CLIENT_BINDING];
+  if (typeof set === "string" && set !== "") return set;
+  return request.headers.get("cf-connecting-ip") ?? undefined;
+}
+
+/** A refused admission as the error the client sees: 429 for its own bound, 503 for the store's. */
+function refuse(admission: Admission): void {
+  if (admission.ok) return;
+  const retryAfter = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+  if (admission.reason === "client") {
+    throw new EdgegymError(
+      "rate_limited",
+      `this client holds ${admission.limit} open MCP sessions, the most it may; finish or DELETE one, or retry when one expires`,
+      { retryAfter },
+    );
+  }
+  throw new EdgegymError(
+    "at_capacity",
+    `this server holds ${admission.limit} open MCP sessions, the most it may; retry when one expires`,
+    { retryAfter },
+  );
+}
+
+function isResult(text: string): boolean {
+  try {
+    const parsed = JSON.parse(text) as { result?: unknown };
+    return typeof parsed === "object" && parsed !== null && parsed.result !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function positive(value: unknown): number | undefined {
+  const n = Number(value);
+  return typeof value === "string" && Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 type Started = { ok: true; episode: McpEpisode } | { ok: false; error: string };
