@@ -26,6 +26,15 @@ describe("webgpu never computes wrong silently", () => {
     expect([...(await tf.add(tf.tensor1d([1, 2]), 1).data())]).toEqual([2, 3]);
   });
 
+  it("refuses a kernel that would bind more buffers than maxStorageBuffersPerShaderStage", () => {
+    const limit = device.limits.maxStorageBuffersPerShaderStage;
+    expect(limit).toBeLessThan(4096);
+    // `limit` inputs and the output: one buffer too many. Large enough to run on the GPU.
+    const parts = Array.from({ length: limit }, () => tf.fill([4096], 1));
+    expect(() => tf.addN(parts)).toThrow(/past this device's maxStorageBuffersPerShaderStage/);
+    tf.dispose(parts);
+  });
+
   it("fails every read after an uncaptured device error, with Dawn's message", async () => {
     // Large enough to run on the GPU (tfjs-webgpu computes small CPU-held tensors on the CPU).
     const before = tf.fill([4096], 2);

@@ -11,6 +11,8 @@ const GPU_BYTES_PER_ELEMENT = 4;
 export interface DeviceWatch {
   /** The device's maxStorageBufferBindingSize, in bytes: no kernel may bind a larger tensor. */
   bindingLimit: number;
+  /** The device's maxStorageBuffersPerShaderStage: a kernel binds each input and its output as one. */
+  buffersPerStage: number;
   /** The first uncaptured error or loss of the device, once one happened. */
   failure(): string | undefined;
 }
@@ -21,11 +23,11 @@ type Program = ConstructorParameters<typeof Object>[0] & {
 };
 
 /**
- * tfjs-webgpu with three checks it lacks. Dawn reports a failed dispatch (a binding past the device's
- * limit, an out-of-memory buffer) only through the device's uncaptured-error event, after which the
- * backend would go on returning whatever the buffers held; so a kernel that would bind a tensor past
- * `maxStorageBufferBindingSize` is refused before dispatch, and every read after a device error
- * throws it. A synchronous read of a GPU tensor (dataSync, arraySync) cannot be done in Node: the
+ * tfjs-webgpu with the checks it lacks. Dawn reports a failed dispatch (a binding past the device's
+ * limit, too many buffers, an out-of-memory buffer) only through the device's uncaptured-error event,
+ * after which the backend would go on returning whatever the buffers held; so a kernel that would bind
+ * a tensor past `maxStorageBufferBindingSize`, or more buffers than `maxStorageBuffersPerShaderStage`,
+ * is refused before dispatch, and every read after a device error throws it. A synchronous read of a GPU tensor (dataSync, arraySync) cannot be done in Node: the
  * backend's own readSync goes through OffscreenCanvas, and Dawn maps buffers only asynchronously, so
  * it throws one clear line instead of a ReferenceError.
  */
@@ -47,6 +49,11 @@ export class GuardedWebGpuBackend extends WebGPUBackend {
   ): TensorInfo {
     this.throwIfFailed();
     const name = (program as unknown as Program).constructor.name;
+    if (inputs.length + 1 > this.watch.buffersPerStage)
+      throw new Error(
+        `webgpu: ${name} would bind ${inputs.length + 1} storage buffers, past this device's ` +
+          `maxStorageBuffersPerShaderStage of ${this.watch.buffersPerStage}; sum fewer tensors at once or use another backend`,
+      );
     const shapes = [...inputs.map((t) => t.shape), output?.shape ?? program.outputShape];
     for (const shape of shapes) {
       const bytes = util.sizeFromShape(shape) * GPU_BYTES_PER_ELEMENT;

@@ -12,6 +12,7 @@ export interface WebGpuAdapter {
   software: boolean;
   maxStorageBufferBindingSize: number;
   maxBufferSize: number;
+  maxStorageBuffersPerShaderStage: number;
 }
 
 /** Where the Vulkan loader looks for drivers when neither VK_ICD_FILENAMES nor VK_DRIVER_FILES is set. */
@@ -78,6 +79,8 @@ async function openDevice(): Promise<Result<WebGpuAdapter>> {
       maxBufferSize: limits.maxBufferSize,
       maxComputeWorkgroupSizeX: limits.maxComputeWorkgroupSizeX,
       maxComputeInvocationsPerWorkgroup: limits.maxComputeInvocationsPerWorkgroup,
+      // Beyond tfjs's own list: AddN binds all its inputs at once (26 gradients for a 2-layer model).
+      maxStorageBuffersPerShaderStage: limits.maxStorageBuffersPerShaderStage,
     },
   });
   let failure: string | undefined;
@@ -95,6 +98,7 @@ async function openDevice(): Promise<Result<WebGpuAdapter>> {
   exposeGpu(gpu);
   const backend = new GuardedWebGpuBackend(device, adapter.info, {
     bindingLimit: device.limits.maxStorageBufferBindingSize,
+    buffersPerStage: device.limits.maxStorageBuffersPerShaderStage,
     failure: () => failure,
   });
   tf.registerBackend("webgpu", () => backend);
@@ -107,6 +111,7 @@ async function openDevice(): Promise<Result<WebGpuAdapter>> {
     software: (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true,
     maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize,
     maxBufferSize: device.limits.maxBufferSize,
+    maxStorageBuffersPerShaderStage: device.limits.maxStorageBuffersPerShaderStage,
   });
 }
 
