@@ -72,9 +72,12 @@ async function startNode(bindings: Record<string, string>, workers: number, app:
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const line = await new Promise<string>((done) =>
-    createInterface({ input: child.stdout }).once("line", (l) => done(l)),
-  );
+  const line = await new Promise<string>((done, fail) => {
+    createInterface({ input: child.stdout }).once("line", (l) => done(l));
+    child.once("exit", (code, signal) =>
+      fail(new Error(`the Node host exited (${signal ?? code}) before listening`)),
+    );
+  });
   const { port, pids } = JSON.parse(line) as { port: number; pids: number[] };
   return { origin: `http://127.0.0.1:${port}`, pids, stop: () => child.kill("SIGTERM") };
 }
@@ -103,13 +106,23 @@ for (const target of targets.filter((t) => t !== "in-process")) {
   const host = target.replace(/^ceiling-/, "");
   // The environments' own worker entry: the hub in front of it (wrangler's main) is not what this measures.
   const processes = host.endsWith("-cluster") ? cpus().length : 1;
-  const server = host.startsWith("workerd")
-    ? await startWorkerd(
-        bindings,
-        ceiling ? "tests/bench/trivial-app.ts" : "environments/worker.ts",
-        processes,
-      )
-    : await startNode(bindings, processes, ceiling ? "trivial" : "envs");
+  let server: { origin: string; pids: number[]; stop: () => void };
+  try {
+    server = host.startsWith("workerd")
+      ? await startWorkerd(
+          bindings,
+          ceiling ? "tests/bench/trivial-app.ts" : "environments/worker.ts",
+          processes,
+        )
+      : await startNode(bindings, processes, ceiling ? "trivial" : "envs");
+  } catch (e) {
+    // One line, and the other targets still run: a host that cannot start is a finding, not a crash.
+    const why = e instanceof Error ? e.message : String(e);
+    console.error(`bench:envs: ${target} did not start: ${why}`);
+    report[target] = { error: `did not start: ${why}` };
+    process.exitCode = 1;
+    continue;
+  }
   try {
     report[target] = await measure(server.origin, server.pids, ceiling ? ceilingLevels : levels);
   } finally {

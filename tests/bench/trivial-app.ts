@@ -8,5 +8,8 @@ import { Hono } from "hono";
 export const trivialApp = new Hono();
 trivialApp.post("*", (c) => c.json({ session: "trivial", done: false }));
 
+/** wrangler.toml binds this Durable Object class, so every entry bundled under it must export it. */
+export { McpSessionObject } from "../../environments/kit/mcp/durable-store.js";
+
 /** The workerd entry when the benchmark bundles this file. */
 export default trivialApp;

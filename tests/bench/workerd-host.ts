@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -26,6 +27,30 @@ function modules(dir: string, main: string): string {
   return [main, ...files]
     .map((f) => `(name = ${capnpString(f)}, ${kind(f)} = embed ${capnpString(f)})`)
     .join(", ");
+}
+
+/** `wrangler deploy --dry-run` into `dir`; its own error line (not a stack trace) when it fails. */
+function bundle(entry: string | undefined, dir: string): void {
+  try {
+    execFileSync(
+      join(ROOT, "node_modules/.bin/wrangler"),
+      ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", dir],
+      {
+        cwd: ROOT,
+        stdio: "pipe",
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      },
+    );
+  } catch (e) {
+    const out = `${(e as { stdout?: Buffer }).stdout ?? ""}\n${(e as { stderr?: Buffer }).stderr ?? ""}`;
+    const lines = stripVTControlCharacters(out)
+      .split("\n")
+      .map((l) => l.trim());
+    const error = lines.find((l) => l.includes("[ERROR]")) ?? lines.filter((l) => l !== "").at(-1) ?? "";
+    throw new Error(
+      `wrangler could not bundle ${entry ?? "wrangler.toml's main"}: ${error.replace(/^.*\[ERROR\]\s*/, "")}`,
+    );
+  }
 }
 
 /** A listening socket on a free loopback port, for workerd processes to inherit (`--socket-fd`). */
@@ -56,15 +81,7 @@ export async function startWorkerd(
   processes = 1,
 ): Promise<{ origin: string; pids: number[]; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "edgegym-bench-"));
-  execFileSync(
-    join(ROOT, "node_modules/.bin/wrangler"),
-    ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", dir],
-    {
-      cwd: ROOT,
-      stdio: "ignore",
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-    },
-  );
+  bundle(entry, dir);
   const compat = compatibility();
   const texts = Object.entries(bindings)
     .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
