@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { MCP_CLIENT_BINDING } from "../environments/kit/mcp/handler.js";
+import { setMcpClient } from "../environments/kit/mcp/handler.js";
 import { EdgegymError, problem, toProblem } from "../shared/errors.js";
 import { bodyTooLarge, MAX_BODY_BYTES, problemResponse } from "../shared/http.js";
 import { authenticate } from "./auth/middleware.js";
@@ -22,6 +22,7 @@ import { trajectoryRoutes } from "./routes/eval-trajectories.js";
 import { evalRoutes } from "./routes/evals.js";
 import { gatewayRoutes } from "./routes/gateway.js";
 import { gatewayMcpRoutes } from "./routes/gateway-mcp.js";
+import { gatewayOpenEnvRoutes } from "./routes/gateway-openenv.js";
 import { leaderboardRoutes } from "./routes/leaderboard.js";
 import { shareRoutes } from "./routes/shares.js";
 import { teamRoutes } from "./routes/teams.js";
@@ -59,7 +60,8 @@ function mountApi(app: HubApp) {
     .route("/", episodeRoutes)
     .route("/", evalStepRoutes)
     .route("/", trajectoryRoutes)
-    .route("/", leaderboardRoutes);
+    .route("/", leaderboardRoutes)
+    .route("/", gatewayOpenEnvRoutes);
 }
 
 export type HubApi = ReturnType<typeof mountApi>;
@@ -108,7 +110,10 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   // MCP holds state per session (a Durable Object each): the hub's rate limit applies, and the env
   // counts the caller's sessions against its per-client bound by the hub's caller key.
   app.use(ENVS_MCP_PATH, authenticate(now), rateLimit(window, now));
-  app.all(ENVS_MCP_PATH, (c) => host.fetch(c.req.raw, { ...c.env, [MCP_CLIENT_BINDING]: callerKey(c) }));
+  app.all(ENVS_MCP_PATH, (c) => {
+    setMcpClient(c.req.raw, callerKey(c));
+    return envs(c);
+  });
   app.all("/envs/*", envs);
   app.get("/healthz", (c) => c.json({ ok: true }));
   // The web hub's pages last: its `/<owner>/<name>` must not shadow the routes above.

@@ -1,10 +1,8 @@
-import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { WebSocketServer } from "ws";
 import { MAX_BODY_BYTES } from "../../shared/http.js";
-import { MCP_CLIENT_BINDING } from "../kit/mcp/handler.js";
 import { HOST_BINDINGS, HOST_UPGRADE } from "../kit/openenv/socket.js";
 import { answerClientError } from "./client-error.js";
 import { nodeUpgrade } from "./socket-upgrade.js";
@@ -26,9 +24,7 @@ export type ListenOptions = {
 
 /**
  * Serves a Hono app over real HTTP on Node with fixed bindings (secrets, the local database):
- * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too. Each request
- * also carries its peer's address as `EDGEGYM_MCP_CLIENT`, the client MCP's per-client bound counts
- * by (a header would be the client's to choose).
+ * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too.
  */
 export function listen(
   // biome-ignore lint/suspicious/noExplicitAny: any app's env type; bindings are passed as-is.
@@ -44,17 +40,15 @@ export function listen(
     connectionsCheckingInterval: options.checkIntervalMs ?? 1_000,
   };
   // WebSocket upgrades (OpenEnv's `/ws`) reach the app with @hono/node-server's own bindings object,
-  // which its upgrade helper needs; the app's bindings ride along under HOST_BINDINGS.
+  // which its upgrade helper needs; the app's bindings are copied onto it, and ride along whole under
+  // HOST_BINDINGS for the caches keyed by the bindings object.
   const websocket = { server: new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES }) };
   const fetch = (req: Request, nodeEnv?: Record<string | symbol, unknown>) =>
     app.fetch(
       req,
       nodeEnv?.incoming && nodeEnv.wss
-        ? Object.assign(nodeEnv, { [HOST_BINDINGS]: bindings, [HOST_UPGRADE]: nodeUpgrade })
-        : {
-            ...bindings,
-            [MCP_CLIENT_BINDING]: (nodeEnv?.incoming as IncomingMessage | undefined)?.socket.remoteAddress,
-          },
+        ? Object.assign(nodeEnv, bindings, { [HOST_BINDINGS]: bindings, [HOST_UPGRADE]: nodeUpgrade })
+        : bindings,
     );
   return new Promise((done) => {
     const server = serve({ fetch, port, hostname, serverOptions, websocket }, (info) => {

@@ -9,6 +9,7 @@ import { OpenEnvFault } from "./errors.js";
 import { productionMcp } from "./production-mcp.js";
 import { openEnvSchemas } from "./schemas.js";
 import { appBindings, hostUpgrade } from "./socket.js";
+import { answerSocketMessage } from "./socket-protocol.js";
 import { DEFAULT_SOCKET_LIMITS, episodeSocket, type SocketLimits } from "./socket-session.js";
 import { viewOfToken } from "./token-view.js";
 
@@ -107,7 +108,15 @@ export function openEnvRoutes(
     const upgrade = hostUpgrade(c.env);
     if (!upgrade)
       throw new EdgegymError("not_configured", "this host serves no WebSockets; use POST /reset and /step");
-    const open = episodeSocket(env, runtime(c.env), now, limits, () => sockets--);
+    const rt = runtime(c.env);
+    const open = episodeSocket(
+      () => {
+        const episode = new OpenEnvEpisode(env, rt, now);
+        return (text) => answerSocketMessage(episode, text);
+      },
+      limits,
+      () => sockets--,
+    );
     // Counted once open: a handshake that never completes holds nothing.
     return upgrade(c, (peer) => {
       if (sockets >= maxSockets) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { OpenEnvResult } from "../../../shared/openenv.js";
 import type { OpenEnvEpisode } from "./episode.js";
 import { faultData } from "./errors.js";
 
@@ -71,23 +72,7 @@ export async function answerToolsRpc(
         tool_name: name,
         arguments: args as Record<string, unknown>,
       });
-      const obs = r.observation as {
-        result?: unknown;
-        error?: { error_type: string; message: string } | null;
-      };
-      if (obs.error) {
-        return rpcResult(id, {
-          content: [{ type: "text", text: `Error: ${obs.error.message}` }],
-          isError: true,
-          data: null,
-        });
-      }
-      return rpcResult(id, {
-        ...(obs.result as Record<string, unknown>),
-        reward: r.reward,
-        done: r.done,
-        metadata: r.observation.metadata,
-      });
+      return toolsCallResponse(id, r);
     } catch (e) {
       const data = faultData(e);
       return rpcError(
@@ -101,4 +86,22 @@ export async function answerToolsRpc(
     }
   }
   return rpcError(id, RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+}
+
+/** A `call_tool` step's observation as the JSON-RPC answer to `tools/call`. */
+export function toolsCallResponse(id: RpcId | undefined, r: OpenEnvResult): JsonRpcResponse {
+  const obs = r.observation as { result?: unknown; error?: { error_type: string; message: string } | null };
+  if (obs.error) {
+    return rpcResult(id, {
+      content: [{ type: "text", text: `Error: ${obs.error.message}` }],
+      isError: true,
+      data: null,
+    });
+  }
+  return rpcResult(id, {
+    ...(obs.result as Record<string, unknown>),
+    reward: r.reward,
+    done: r.done,
+    metadata: r.observation.metadata,
+  });
 }

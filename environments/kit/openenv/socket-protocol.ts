@@ -13,26 +13,36 @@ export type SocketReply =
 /** What one incoming message leads to: a reply, or `close` (OpenEnv's `close` message has none). */
 export type SocketOutcome = { reply: SocketReply } | { close: true };
 
-const error = (data: OpenEnvErrorData): SocketOutcome => ({ reply: { type: "error", data } });
+export const error = (data: OpenEnvErrorData): SocketOutcome => ({ reply: { type: "error", data } });
 
-/** Answers one `/ws` text message for the socket's episode, as OpenEnv's server loop does. */
-export async function answerSocketMessage(episode: OpenEnvEpisode, text: string): Promise<SocketOutcome> {
+/**
+ * One `/ws` text message parsed as OpenEnv's server loop does, or the error reply it gets
+ * (`INVALID_JSON`, `UNKNOWN_TYPE`, `VALIDATION_ERROR`).
+ */
+export function parseSocketMessage(text: string): { message: WSIncoming } | { refused: SocketOutcome } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return error({
-      message: `Invalid JSON: ${e instanceof Error ? e.message : "not JSON"}`,
-      code: "INVALID_JSON",
-    });
+    const why = e instanceof Error ? e.message : "not JSON";
+    return { refused: error({ message: `Invalid JSON: ${why}`, code: "INVALID_JSON" }) };
   }
   const type = typeof raw === "object" && raw !== null ? (raw as { type?: unknown }).type : undefined;
   if (!["reset", "step", "state", "close", "mcp"].includes(type as string)) {
-    return error({ message: `Unknown message type: ${String(type ?? "")}`, code: "UNKNOWN_TYPE" });
+    return {
+      refused: error({ message: `Unknown message type: ${String(type ?? "")}`, code: "UNKNOWN_TYPE" }),
+    };
   }
   const parsed = WSIncoming.safeParse(raw);
-  if (!parsed.success) return error(validationError(`${String(type)} message`, parsed.error));
-  const message = parsed.data;
+  if (!parsed.success) return { refused: error(validationError(`${String(type)} message`, parsed.error)) };
+  return { message: parsed.data };
+}
+
+/** Answers one `/ws` text message for the socket's episode. */
+export async function answerSocketMessage(episode: OpenEnvEpisode, text: string): Promise<SocketOutcome> {
+  const parsed = parseSocketMessage(text);
+  if ("refused" in parsed) return parsed.refused;
+  const message = parsed.message;
   try {
     switch (message.type) {
       case "reset":

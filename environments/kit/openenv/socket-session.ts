@@ -1,9 +1,6 @@
 import { MAX_BODY_BYTES } from "../../../shared/http.js";
-import type { Environment } from "../define-environment.js";
-import type { EnvRuntime } from "../types.js";
-import { OpenEnvEpisode } from "./episode.js";
 import type { SocketEvents, SocketPeer } from "./socket.js";
-import { answerSocketMessage, type SocketReply } from "./socket-protocol.js";
+import type { SocketOutcome, SocketReply } from "./socket-protocol.js";
 
 export type SocketLimits = {
   /** A socket with no message for this long is closed (1001): an open socket holds memory. */
@@ -14,20 +11,21 @@ export type SocketLimits = {
 
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = { idleTimeoutMs: 300_000, maxQueued: 16 };
 
+/** Answers one socket's messages; made per socket, so whatever it holds lives as long as the socket. */
+export type SocketAnswerer = (text: string) => Promise<SocketOutcome>;
+
 /**
- * One `/ws` connection: its episode lives in this closure and nowhere else, so closing the socket
- * forgets it. Messages are answered one at a time in order, since each step needs the token the
- * previous one returned.
+ * One `/ws` connection: its episode lives in `answerer`'s closure and nowhere else, so closing the
+ * socket forgets it. Messages are answered one at a time in order, since each step needs the token
+ * the previous one returned.
  */
 export function episodeSocket(
-  env: Environment,
-  runtime: EnvRuntime,
-  now: () => number,
+  answerer: () => SocketAnswerer,
   limits: SocketLimits,
   onEnd: () => void,
 ): (peer: SocketPeer) => SocketEvents {
   return (peer) => {
-    const episode = new OpenEnvEpisode(env, runtime, now);
+    const answer = answerer();
     let queue: Promise<void> = Promise.resolve();
     let queued = 0;
     let open = true;
@@ -76,7 +74,7 @@ export function episodeSocket(
         }
         queued++;
         queue = queue.then(async () => {
-          const outcome = await answerSocketMessage(episode, text);
+          const outcome = await answer(text);
           queued--;
           if ("close" in outcome) end(1000, "closed by client");
           else send(outcome.reply);
