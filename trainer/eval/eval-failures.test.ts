@@ -1,12 +1,19 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { serve } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { proceduralTask } from "../../environments/calculator/tasks.js";
 import { aggregate } from "../../hub/evals/aggregate.js";
 import { err } from "../../shared/result.js";
 import { parseConfig } from "../config/parse-config.js";
+import { createServeApp } from "../serve/app.js";
+import { Batcher } from "../serve/batcher.js";
 import { closedPortUrl, faultyChatModel } from "../testing/faulty-chat-model.js";
+import { ScriptedModel } from "../testing/scripted-model.js";
+import { CHATML_TOKENS, writeTokenizerFolder } from "../testing/tokenizer-fixtures.js";
+import { loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 import { EvalConfig, formatEvalTable } from "./eval-config.js";
 import { runEval } from "./evaluate.js";
 
@@ -78,6 +85,44 @@ describe("eval against a model server that fails on purpose", () => {
     if (!result.ok) throw new Error(result.error);
     expect(result.value.failures).toEqual([
       `policy timeout ×1, first: policy: no answer from ${model.url} within 200 ms`,
+    ]);
+  });
+
+  it("counts a chat template's refusal (template_error from edgegym serve) as an infrastructure failure, by name", async () => {
+    // Gemma's template refuses a system turn this way; the calculator's first message is one.
+    const dir = await mkdtemp(join(tmpdir(), "edgegym-eval-template-"));
+    await writeTokenizerFolder(dir, CHATML_TOKENS, {
+      chat_template:
+        "{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}",
+      eos_token: "<|im_end|>",
+    });
+    const tokenizer = await loadHfTokenizer(dir);
+    if (!tokenizer.ok) throw new Error(tokenizer.error);
+    const tok = tokenizer.value;
+    const model = new ScriptedModel({ contextLength: 2048 }, () => [
+      ...tok.encode("#### 1"),
+      tok.special.endOfTurn,
+    ]);
+    const app = createServeApp({
+      modelId: "gemma-like",
+      tokenizer: tok,
+      contextLength: 2048,
+      batcher: new Batcher(model, tok.stopIds),
+      host: "127.0.0.1",
+    });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    servers.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
+    servers.push({ close: () => rm(dir, { recursive: true, force: true }) });
+    await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const result = await runEval({ ...base, n: 2, policy: `openai:${url}` }, io);
+    if (!result.ok) throw new Error(result.error);
+    expect(model.calls).toHaveLength(0);
+    expect(result.value).toMatchObject({ episodes: 2, infraFailures: 2, success: 0 });
+    expect(result.value.failures).toEqual([
+      expect.stringMatching(
+        /^policy HTTP 400 template_error ×2, first: policy: HTTP 400 from .*System role not supported/,
+      ),
     ]);
   });
 

@@ -41,9 +41,12 @@ export function policyFailure(e: unknown, baseURL: string, timeoutMs: number): I
   }
   if (e instanceof APIError && typeof e.status === "number") {
     const body = e.error === undefined ? e.message : JSON.stringify(e.error);
+    // The server's error code (`template_error`, `context_length_exceeded`, ...) names the failure.
+    const code = typeof e.code === "string" && e.code !== "" ? e.code : undefined;
     return {
       kind: e.status >= 500 ? "server_error" : e.status === 429 ? "rate_limited" : "rejected",
       status: e.status,
+      ...(code ? { code } : {}),
       detail: `${POLICY}: HTTP ${e.status} from ${baseURL}: ${excerpt(body)}`,
       attempts: 1,
     };
@@ -65,7 +68,7 @@ export function failureKind(f: InfraFailure): string {
   if (f.code === "bad_url") return `${who} bad URL`;
   if (f.kind === "timeout") return `${who} timeout`;
   if (f.code === "ECONNREFUSED") return `${who} connection refused`;
-  if (f.status !== undefined) return `${who} HTTP ${f.status}${f.code && who === "env" ? ` ${f.code}` : ""}`;
+  if (f.status !== undefined) return `${who} HTTP ${f.status}${f.code ? ` ${f.code}` : ""}`;
   return `${who} ${f.kind}`;
 }
 

@@ -7,6 +7,7 @@ import type { Batcher, Choice } from "./batcher.js";
 import { ChoiceText } from "./choice-text.js";
 import { fromZod, type OpenAIError, openAIError } from "./openai-error.js";
 import { ChatCompletionRequest, chatMessages, toolSpecs } from "./request.js";
+import { requestGuard } from "./request-guard.js";
 
 export type ServeOptions = {
   /** The id `/v1/models` lists and every response names. Requests may name any model: there is one. */
@@ -14,6 +15,8 @@ export type ServeOptions = {
   tokenizer: Tokenizer;
   contextLength: number;
   batcher: Batcher;
+  /** The address the server is bound to: requests naming another `Host` are refused (request-guard.ts). */
+  host: string;
   /** Unix seconds, for `created` (a test passes a fixed clock). */
   now?: () => number;
 };
@@ -32,6 +35,8 @@ export function createServeApp(opts: ServeOptions): Hono {
   const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   const app = new Hono();
   const fail = (e: OpenAIError) => new Response(JSON.stringify(e.body), jsonHeaders(e.status));
+
+  app.use("*", requestGuard(opts.host, fail));
 
   app.get("/v1/models", (c) => c.json({ object: "list", data: [modelCard(opts.modelId, now())] }));
   app.get("/v1/models/:id", (c) =>

@@ -6,7 +6,7 @@ import type { z } from "zod";
  * server answers in the dialect its clients speak, with the same idea of a stable `code`.
  */
 export type OpenAIError = {
-  status: 400 | 404 | 405 | 413 | 500 | 503;
+  status: 400 | 403 | 404 | 405 | 413 | 415 | 500 | 503;
   body: {
     error: { message: string; type: string; param: string | null; code: string | null };
   };

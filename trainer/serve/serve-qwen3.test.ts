@@ -59,6 +59,7 @@ beforeAll(async () => {
     tokenizer,
     contextLength: 4096,
     batcher: new Batcher(model, tokenizer.stopIds),
+    host: "127.0.0.1",
   });
   server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));

@@ -31,7 +31,13 @@ const model = new ScriptedModel({ contextLength: 1024 }, (prompt) => {
   return [...tokenizer.encode(reply), tokenizer.special.endOfTurn];
 });
 const batcher = new Batcher(model, tokenizer.stopIds);
-const app = createServeApp({ modelId: "scripted", tokenizer, contextLength: 1024, batcher });
+const app = createServeApp({
+  modelId: "scripted",
+  tokenizer,
+  contextLength: 1024,
+  batcher,
+  host: "127.0.0.1",
+});
 const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
 let openai: OpenAI;
 

@@ -218,6 +218,7 @@ describe("edgegym serve through the openai SDK", () => {
   it("answers bad JSON and unknown URLs with OpenAI error bodies", async () => {
     const bad = await fetch(`${serving.url}/v1/chat/completions`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: "{nope",
       signal: AbortSignal.timeout(30_000),
     });
@@ -232,6 +233,7 @@ describe("edgegym serve through the openai SDK", () => {
     });
     const missing = await fetch(`${serving.url}/v1/completions`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: "{}",
       signal: AbortSignal.timeout(30_000),
     });

@@ -34,7 +34,13 @@ export async function startServe(config: ServeConfig, io: RunIO): Promise<Result
   const batcher = new Batcher(model, tokenizer.stopIds, config.maxBatch, undefined, (rows, requests) => {
     if (requests > 1) io.log(`batched ${requests} requests into one generate call of ${rows} rows`);
   });
-  const app = createServeApp({ modelId, tokenizer, contextLength: model.config.contextLength, batcher });
+  const app = createServeApp({
+    modelId,
+    tokenizer,
+    contextLength: model.config.contextLength,
+    batcher,
+    host: config.host,
+  });
   const server = await listenOn(app, config.port, config.host);
   if (!server.ok) {
     model.dispose();

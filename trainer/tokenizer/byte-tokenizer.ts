@@ -122,7 +122,10 @@ export class ByteTokenizer implements Tokenizer {
     const ids: number[] = [];
     messages.forEach((m, i) => {
       const t = i === 0 && m.role === "system" ? tools : undefined;
-      ids.push(ROLE_IDS[m.role], ...this.encode(messageText(m, t)), this.special.endOfTurn);
+      // One push per id: spreading a long message into `push` would put every id on the call stack.
+      ids.push(ROLE_IDS[m.role]);
+      for (const x of this.encode(messageText(m, t))) ids.push(x);
+      ids.push(this.special.endOfTurn);
     });
     if (addGenerationPrompt) ids.push(ROLE_IDS.assistant);
     return ids;
