@@ -205,10 +205,14 @@ const withTestExpert = (env: Environment) =>
   defineEnvironment({ ...env.definition, tasks: { ...env.definition.tasks, heldOut: [] } });
 
 /**
- * The share of expert episodes a level must solve. Webshop's expert shops from the pages alone (1.2.0)
- * and sometimes buys a product scored below 1; the others are oracles.
+ * The share of expert episodes a level must solve: every one for the oracles (the bar is 0.98), and for
+ * webshop less. Its expert shops
+ * from the pages alone, and about 7% of the products that fit an instruction as the pages show it score
+ * 0, their title sharing no noun with the goal product's, which no page shows (docs/environments.md);
+ * it solved 0.89–0.93 of train tasks 0..299 at each level and 43 of webshop-l1's test tasks 0..49, so
+ * 0.84 (42 of 50) leaves room for the draw.
  */
-const MIN_SOLVED: Record<string, number> = { calculator: 1, code: 1, search: 1, webshop: 0.7 };
+const MIN_SOLVED: Record<string, number> = { calculator: 1, code: 1, search: 1, webshop: 0.84 };
 
 describe("the expert solves every level", () => {
   for (const [base, envs] of Object.entries(FAMILIES)) {
@@ -223,7 +227,7 @@ describe("the expert solves every level", () => {
             if (ep.truncated || ep.toolErrors > 0) failures.push(`${env.name} ${split}/${i}`);
             if (ep.reward === 1) solved++;
           }
-          // 1 of 50 is 0.02: every one for the oracles, at least 35 for webshop.
+          // 1 of 50 is 0.02: every one for the oracles, at least 42 for webshop.
           if (solved < Math.ceil((MIN_SOLVED[base] ?? 1) * 50))
             failures.push(`${env.name} ${split}: ${solved} of 50`);
         }
@@ -232,7 +236,7 @@ describe("the expert solves every level", () => {
     }, 120_000);
   }
 
-  it("search and webshop, levels below the top, with their corpus and catalog in SQLite (FTS5): reward 1 on 20 train tasks (14 for webshop)", async () => {
+  it("search and webshop, levels below the top, with their corpus and catalog in SQLite (FTS5): reward 1 on 20 train tasks (17 for webshop)", async () => {
     const db = await openLocalDb(":memory:");
     try {
       const rt = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: db } };

@@ -47,16 +47,19 @@ describe("the WebShop expert", () => {
   it("buys a product scored 1 on most procedural goals at every level, and success is exactly that", async () => {
     const db = await openLocalDb(":memory:");
     const runtime = { bindings: { ...(await generateSecrets()), EDGEGYM_DB: db } };
+    const all = [];
     for (const level of [1, 2, 3]) {
       const env = createWebshop({ level });
       const ends = [];
       for (let i = 0; i < 100; i++) ends.push(await play(env, runtime, "train", i));
-      // Measured on train 0..99 at webshop 1.2.0: 84, 81 and 82 purchases scored 1 at levels 1, 2, 3.
-      expect(ends.filter((e) => e.reward === 1).length).toBeGreaterThanOrEqual(80);
+      // Measured on train 0..99: 89, 95 and 94 purchases scored 1 at levels 1, 2, 3 (82, 83 and 81 with
+      // the expert that bought the first result under the price bound).
+      expect(ends.filter((e) => e.reward === 1).length).toBeGreaterThanOrEqual(87);
       expect(ends.every((e) => e.done && e.info.success === (e.reward === 1))).toBe(true);
-      // Some purchases score below 1 but above 0: they are not successes (before 1.2.0 they were).
-      expect(ends.some((e) => e.reward > 0 && e.reward < 1 && e.info.success === false)).toBe(true);
+      all.push(...ends);
     }
+    // Some purchases score below 1 but above 0: they are not successes (before 1.2.0 they were).
+    expect(all.some((e) => e.reward > 0 && e.reward < 1 && e.info.success === false)).toBe(true);
   });
 
   it("on the imported slice: goals made from items_ins_v2, bought with reward 1.0 on most", async () => {

@@ -13,7 +13,7 @@ import {
   importedSource,
   type WebshopSource,
 } from "./catalog.js";
-import { expertCommand } from "./expert.js";
+import { expertCommand, MAX_SEARCHES } from "./expert.js";
 import { WEBSHOP_LEVEL_CATALOG, WEBSHOP_LEVELS } from "./generator.js";
 import type { Goal } from "./goal.js";
 import { type PageIds, PageState, renderPage } from "./pages.js";
@@ -138,7 +138,11 @@ function createWebshopEnv(
     // A text with no command and no tool call is a final answer (edgegym/v1): it ends the episode unbought.
     finish: () => ({ reward: 0, components: {}, info: { purchased: false } }),
     expert: async ({ state, task, runtime }) => {
-      const r = await expertCommand(PageState.parse(state), task, await source.store(runtime), view.ids);
+      // Where an episode opens on results, its recipes give 4 steps (rl.maxSteps): one more search, the
+      // result, its option and buy.
+      const searches = view.opensOnResults ? 2 : MAX_SEARCHES;
+      const store = await source.store(runtime);
+      const r = await expertCommand(PageState.parse(state), task, store, view.ids, searches);
       if (!r.ok) throw new EdgegymError("internal", r.error);
       return { content: formatHermesCall("env_step", { command: r.value }) };
     },
