@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { MCP_CLIENT_BINDING } from "../environments/kit/mcp/handler.js";
+import { setMcpClient } from "../environments/kit/mcp/handler.js";
 import { EdgegymError, problem, toProblem } from "../shared/errors.js";
 import { bodyTooLarge, MAX_BODY_BYTES, problemResponse } from "../shared/http.js";
 import { authenticate } from "./auth/middleware.js";
@@ -110,7 +110,10 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   // MCP holds state per session (a Durable Object each): the hub's rate limit applies, and the env
   // counts the caller's sessions against its per-client bound by the hub's caller key.
   app.use(ENVS_MCP_PATH, authenticate(now), rateLimit(window, now));
-  app.all(ENVS_MCP_PATH, (c) => host.fetch(c.req.raw, { ...c.env, [MCP_CLIENT_BINDING]: callerKey(c) }));
+  app.all(ENVS_MCP_PATH, (c) => {
+    setMcpClient(c.req.raw, callerKey(c));
+    return envs(c);
+  });
   app.all("/envs/*", envs);
   app.get("/healthz", (c) => c.json({ ok: true }));
   // The web hub's pages last: its `/<owner>/<name>` must not shadow the routes above.

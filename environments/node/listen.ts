@@ -1,8 +1,10 @@
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { WebSocketServer } from "ws";
 import { MAX_BODY_BYTES } from "../../shared/http.js";
+import { setMcpClient } from "../kit/mcp/handler.js";
 import { HOST_BINDINGS, HOST_UPGRADE } from "../kit/openenv/socket.js";
 import { answerClientError } from "./client-error.js";
 import { nodeUpgrade } from "./socket-upgrade.js";
@@ -24,7 +26,8 @@ export type ListenOptions = {
 
 /**
  * Serves a Hono app over real HTTP on Node with fixed bindings (secrets, the local database):
- * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too.
+ * `port` 0 picks a free one. Requests Node's HTTP parser refuses get problem+json too. Each request
+ * is named by its peer's address for MCP's per-client bound (a header would be the client's to choose).
  */
 export function listen(
   // biome-ignore lint/suspicious/noExplicitAny: any app's env type; bindings are passed as-is.
@@ -48,7 +51,7 @@ export function listen(
       req,
       nodeEnv?.incoming && nodeEnv.wss
         ? Object.assign(nodeEnv, bindings, { [HOST_BINDINGS]: bindings, [HOST_UPGRADE]: nodeUpgrade })
-        : bindings,
+        : withClient(req, nodeEnv, bindings),
     );
   return new Promise((done) => {
     const server = serve({ fetch, port, hostname, serverOptions, websocket }, (info) => {
@@ -65,4 +68,14 @@ export function listen(
     });
     server.on("clientError", answerClientError);
   });
+}
+
+function withClient(
+  req: Request,
+  nodeEnv: Record<string | symbol, unknown> | undefined,
+  bindings: Record<string, unknown>,
+): Record<string, unknown> {
+  const address = (nodeEnv?.incoming as IncomingMessage | undefined)?.socket.remoteAddress;
+  if (address !== undefined) setMcpClient(req, address);
+  return bindings;
 }

@@ -39,11 +39,18 @@ export type McpOptions = {
 };
 
 /**
- * Who is calling, set per request by the host that accepted the connection (its peer's address on
- * Node, the hub's caller), so a client cannot choose it. Without it, `cf-connecting-ip`, which
- * Cloudflare sets on every request a Worker receives; without either, no per-client bound applies.
+ * Who is calling, named per request by the host that accepted the connection (its peer's address on
+ * Node, the hub's caller key), so a client cannot choose it. Without a name, `cf-connecting-ip`,
+ * which Cloudflare sets on every request a Worker receives; without either, only the store's bound
+ * applies. Held beside the request rather than in its bindings: a new bindings object per request
+ * would miss every cache keyed by them (the env's keys and content hash).
  */
-export const MCP_CLIENT_BINDING = "EDGEGYM_MCP_CLIENT";
+const clients = new WeakMap<Request, string>();
+
+export function setMcpClient(request: Request, client: string): void {
+  clients.set(request, client);
+}
+
 const PER_CLIENT_BINDING = "EDGEGYM_MCP_SESSIONS_PER_CLIENT";
 
 /** The `initialize` capability under which a client may choose the task (instead of query parameters). */
@@ -152,17 +159,15 @@ export function createMcpHandler(
       const text = await res.text();
       resBody = text;
       if (res.status !== 200 || !isResult(text)) return new Response(text, { status: res.status, headers });
-      refuse(await store.create(key(sessionId), episode, now(), clientOf(request, runtime)));
+      refuse(await store.create(key(sessionId), episode, now(), clientOf(request)));
     }
     headers.set(SESSION_HEADER, sessionId);
     return new Response(resBody, { status: res.status, headers });
   };
 }
 
-function clientOf(request: Request, runtime: EnvRuntime): string | undefined {
-  const set = runtime.bindings[MCP_CLIENT_BINDING];
-  if (typeof set === "string" && set !== "") return set;
-  return request.headers.get("cf-connecting-ip") ?? undefined;
+function clientOf(request: Request): string | undefined {
+  return clients.get(request) ?? request.headers.get("cf-connecting-ip") ?? undefined;
 }
 
 /** A refused admission as the error the client sees: 429 for its own bound, 503 for the store's. */
