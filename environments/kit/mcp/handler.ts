@@ -42,13 +42,15 @@ export type McpOptions = {
  * Who is calling, named per request by the host that accepted the connection (its peer's address on
  * Node, the hub's caller key), so a client cannot choose it. Without a name, `cf-connecting-ip`,
  * which Cloudflare sets on every request a Worker receives; without either, only the store's bound
- * applies. Held beside the request rather than in its bindings: a new bindings object per request
- * would miss every cache keyed by them (the env's keys and content hash).
+ * applies. Kept on the request itself: a new bindings object per request would miss every cache
+ * keyed by them (the env's keys and content hash), and a WeakMap entry per request costs a Node host
+ * more than a property does (this runs for every request it serves, not only MCP's).
  */
-const clients = new WeakMap<Request, string>();
+const CLIENT = Symbol("edgegym.mcpClient");
+type Named = Request & { [CLIENT]?: string };
 
 export function setMcpClient(request: Request, client: string): void {
-  clients.set(request, client);
+  (request as Named)[CLIENT] = client;
 }
 
 const PER_CLIENT_BINDING = "EDGEGYM_MCP_SESSIONS_PER_CLIENT";
@@ -167,7 +169,7 @@ export function createMcpHandler(
 }
 
 function clientOf(request: Request): string | undefined {
-  return clients.get(request) ?? request.headers.get("cf-connecting-ip") ?? undefined;
+  return (request as Named)[CLIENT] ?? request.headers.get("cf-connecting-ip") ?? undefined;
 }
 
 /** A refused admission as the error the client sees: 429 for its own bound, 503 for the store's. */
