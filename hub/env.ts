@@ -25,6 +25,11 @@ export type HubBindings = {
   HUB_MANIFEST_TIMEOUT_MS?: string;
   /** Added to an env's `stepTimeoutMs` for each gateway call's deadline, in ms; default 5000. */
   HUB_UPSTREAM_MARGIN_MS?: string;
+  /**
+   * The hub's public origin (`https://hub.example.com`), which the web pages name in the URLs they
+   * show. Unset: a hub reached on a loopback address names that address; any other names none.
+   */
+  HUB_ORIGIN?: string;
   /** Fewest tasks a run must cover to enter a leaderboard; default 10. */
   HUB_LEADERBOARD_MIN_TASKS?: string;
   /** Seals the built-in envs' sessions and, under its own derived key, the hub's evaluation handles. */

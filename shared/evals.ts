@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { EnvIdString, EnvRefString } from "./env-ref.js";
 import { Problem } from "./errors.js";
+import { DisplayName } from "./registry.js";
 
 /**
  * The wire shapes of the hub's evaluation API (`/v1/evals`), shared by the hub that serves them and
@@ -18,7 +19,7 @@ export const CreateEval = z.object({
     z.object({ count: z.number().int().min(1).max(MAX_EVAL_TASKS) }),
     z.object({ indices: z.array(z.number().int().nonnegative()).min(1).max(MAX_EVAL_TASKS) }),
   ]),
-  model: z.object({ name: z.string().min(1).max(200) }).catchall(z.unknown()),
+  model: z.object({ name: DisplayName }).catchall(z.unknown()),
   public: z.boolean().optional(),
 });
 export type CreateEval = z.infer<typeof CreateEval>;

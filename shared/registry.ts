@@ -10,6 +10,27 @@ import { Manifest, Semver } from "./protocol.js";
 
 export { Slug };
 
+/** Control, format (bidi overrides and isolates, zero-width), lone-surrogate and line-separator characters. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/**
+ * A free-text name that others read (a model's, on leaderboards): refused at input when it holds an
+ * invisible character, so no reader (the pages, the API's JSON, the CLI's tables) can be shown text
+ * that reads differently from what it is: U+202E before `ledom-live` makes it show as `evil-model`.
+ */
+export const DisplayName = z
+  .string()
+  .min(1)
+  .max(200)
+  .superRefine((s, ctx) => {
+    const bad = INVISIBLE.exec(s)?.[0];
+    if (bad !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        message: `must not contain control or format characters (found U+${(bad.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")})`,
+      });
+  });
+
 export const SCOPES = ["read", "publish", "eval", "admin"] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;

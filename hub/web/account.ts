@@ -4,6 +4,7 @@ import { EdgegymError } from "../../shared/errors.js";
 import { Role, SCOPES, type Scope, Slug } from "../../shared/registry.js";
 import { hasScope, principalOfSecret, requireTeam } from "../auth/middleware.js";
 import { createTeamToken, revokeTokenAs, teamTokens } from "../auth/token-admin.js";
+import { WEB_SESSION_TTL_MS } from "../auth/web-sessions.js";
 import { hubDb } from "../db.js";
 import { searchEnvs } from "../registry/search.js";
 import { ownedEnv, shareEnv, unshareEnv } from "../registry/shares.js";
@@ -16,8 +17,9 @@ type Now = () => number;
 /** `GET /sign-in`: a form for an API token (the hub has no passwords: a team is its tokens). */
 export function signInPage(c: Context<WebEnv>, error?: string) {
   const body = html`<h1>Sign in</h1>
-    <p>Sign in with one of your team's API tokens (<code>egh_…</code>). It is kept in an HttpOnly cookie that page
-      scripts can't read and other sites can't send.</p>
+    <p>Sign in with one of your team's API tokens (<code>egh_…</code>). The hub keeps no copy of it in your
+      browser: you get a session of at most ${WEB_SESSION_TTL_MS / 3_600_000} hours in an HttpOnly cookie that page scripts can't read and other
+      sites can't send, ended when you sign out.</p>
     ${error ? html`<div class="error" role="alert">${error}</div>` : ""}
     <form class="stack" method="post" action="/sign-in">
       <label>API token <input type="password" name="token" autocomplete="off" required /></label>
@@ -38,13 +40,13 @@ export async function signInPost(c: Context<WebEnv>, now: Now) {
     return signInPage(c, e.message);
   }
   if (principal?.kind !== "token") return signInPage(c, "Sign in with a team's API token.");
-  signIn(c, token);
+  await signIn(c, principal.tokenId, now());
   return c.redirect("/account", 303);
 }
 
 export async function signOutPost(c: Context<WebEnv>) {
   await signedForm(c);
-  signOut(c);
+  await signOut(c);
   return c.redirect("/", 303);
 }
 

@@ -12,10 +12,23 @@ import { defaultSplit, leaderboardHref, leaderboardView, splitLinks } from "./le
 import { schemaView } from "./schema-view.js";
 import type { WebEnv } from "./session.js";
 
+/**
+ * The origin the card's URLs start with. Never the request's `Host` (anyone can send one, and a page
+ * that rebinds its DNS name to a local hub would have its own name shown as the MCP URL that readers
+ * paste, token and all): `HUB_ORIGIN` when set; a hub reached on a loopback address, which no other
+ * site can name, that address; otherwise no origin, and the URLs are shown as paths on this hub.
+ */
+export function hubOrigin(c: Context<WebEnv>): string {
+  const configured = c.env.HUB_ORIGIN;
+  if (configured && URL.canParse(configured)) return new URL(configured).origin;
+  const url = new URL(c.req.url);
+  return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname) ? url.origin : "";
+}
+
 /** The ways to reach one version: `hub://` for the trainer, the gateway base, and its MCP endpoint. */
 function howToUse(origin: string, env: EnvRow, v: VersionRow, split: string): Html {
   const ref = `${env.owner}/${env.name}@${v.version}`;
-  return html`<dl class="kv">
+  return html`${origin ? "" : html`<p class="small muted">URLs are paths on this hub (its operator has not set <code>HUB_ORIGIN</code>).</p>`}<dl class="kv">
     <dt>hub URL</dt><dd><code>hub://${ref}</code></dd>
     <dt>evaluate</dt><dd><code>npx edgegym eval --env hub://${ref} --policy &lt;checkpoint or openai:URL&gt; --split ${split} --upload</code></dd>
     <dt>MCP (Streamable HTTP)</dt><dd><code class="mcp-url">${origin}/v1/envs/${ref}/mcp</code></dd>
@@ -98,7 +111,7 @@ export async function envCardPage(c: Context<WebEnv>) {
   const { env, access, versions, latest } = await envWithVersions(db, team, owner, name);
   const asked = c.req.query("version");
   const current = versions.find((v) => v.version === asked) ?? latest ?? versions.at(-1) ?? null;
-  const origin = new URL(c.req.url).origin;
+  const origin = hubOrigin(c);
   const split = current ? defaultSplit(current) : "test";
   const minTasks = minTasksOf(undefined, c.env.HUB_LEADERBOARD_MIN_TASKS);
   const entries = current

@@ -1,10 +1,12 @@
 import type { Context, Handler } from "hono";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { html } from "hono/html";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { EdgegymError } from "../../shared/errors.js";
+import { bodyTooLarge, errorResponse } from "../../shared/http.js";
 import {
   accountPage,
   createTokenPost,
@@ -19,6 +21,7 @@ import { envCardPage } from "./env-card.js";
 import { homePage } from "./home.js";
 import { layout } from "./layout.js";
 import { leaderboardPage } from "./leaderboard.js";
+import { pageHeaders } from "./page-headers.js";
 import { runPage } from "./run.js";
 import { readSession, type WebEnv } from "./session.js";
 import { CSS_PATH, HUB_CSS } from "./style.js";
@@ -28,14 +31,23 @@ import { CSS_PATH, HUB_CSS } from "./style.js";
  * can't be framed; signed-in pages (new token secrets among them) are never cached.
  */
 function secure(res: Response, signedIn: boolean): void {
-  res.headers.set(
-    "content-security-policy",
+  pageHeaders(
+    res,
     "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
-  res.headers.set("x-content-type-options", "nosniff");
-  res.headers.set("referrer-policy", "same-origin");
   if (signedIn) res.headers.set("cache-control", "no-store");
 }
+
+/**
+ * A form is a token, a team name, a few scopes: 16 KiB is plenty. A larger body is refused before
+ * it is read (from its Content-Length, or as it streams in), with a problem, not a page: the
+ * refusal reads no session.
+ */
+export const WEB_BODY_MAX_BYTES = 16 * 1024;
+const bodyLimited = bodyLimit({
+  maxSize: WEB_BODY_MAX_BYTES,
+  onError: () => errorResponse(bodyTooLarge(WEB_BODY_MAX_BYTES)),
+});
 
 /** First path segments that belong to the API and the hosted envs, never to a team's page. */
 const RESERVED = new Set(["v1", "envs", "static", "runs"]);
@@ -57,47 +69,46 @@ export function webApp(): Hono<WebEnv> {
       return res;
     };
   const origin = csrf();
+  // Every route, GETs included: the sub-app is mounted at `/`, so a `*` middleware would reach the API.
+  const get = (path: string, h: Handler<WebEnv>) => web.get(path, bodyLimited, h);
+  const post = (path: string, h: Handler<WebEnv>) => web.post(path, bodyLimited, origin, h);
 
-  web.get(CSS_PATH, (c) =>
+  get(CSS_PATH, (c) =>
     c.body(HUB_CSS, 200, {
       "content-type": "text/css; charset=utf-8",
       "cache-control": "public, max-age=3600",
     }),
   );
-  web.get("/", page(homePage));
-  web.get(
+  get("/", page(homePage));
+  get(
     "/sign-in",
     page((c) => signInPage(c)),
   );
-  web.post(
+  post(
     "/sign-in",
-    origin,
     page((c) => signInPost(c, c.var.now)),
   );
-  web.post("/sign-out", origin, page(signOutPost));
-  web.get(
+  post("/sign-out", page(signOutPost));
+  get(
     "/account",
     page((c) => accountPage(c)),
   );
-  web.post(
+  post(
     "/tokens",
-    origin,
     page((c) => createTokenPost(c, c.var.now)),
   );
-  web.post(
+  post(
     "/tokens/:id/revoke",
-    origin,
     page((c) => revokeTokenPost(c, c.var.now)),
   );
-  web.get("/runs/:id", page(runPage));
-  web.get("/:owner/:name", page(envCardPage));
-  web.get("/:owner/:name/leaderboard", page(leaderboardPage));
-  web.post(
+  get("/runs/:id", page(runPage));
+  get("/:owner/:name", page(envCardPage));
+  get("/:owner/:name/leaderboard", page(leaderboardPage));
+  post(
     "/:owner/:name/shares",
-    origin,
     page((c) => sharePost(c, c.var.now)),
   );
-  web.post("/:owner/:name/shares/:team/revoke", origin, page(unsharePost));
+  post("/:owner/:name/shares/:team/revoke", page(unsharePost));
 
   web.onError(async (e, c) => {
     const status = (

@@ -2,21 +2,24 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { sha256Hex } from "../../shared/content-hash.js";
 import { EdgegymError } from "../../shared/errors.js";
-import { principalOfSecret } from "../auth/middleware.js";
+import { endWebSession, openWebSession, webSessionPrincipal } from "../auth/web-sessions.js";
+import { hubDb } from "../db.js";
 import type { AppEnv, Principal } from "../env.js";
 
-/** The sign-in cookie: the team's API token itself, kept where page scripts can't read it. */
-export const SESSION_COOKIE = "edgegym_token";
+/** The sign-in cookie: a web session's own secret (hub/auth/web-sessions.ts), never an API token. */
+export const SESSION_COOKIE = "edgegym_session";
 
 export type WebSession = {
   principal: Principal;
-  /** The token secret (the cookie), only to derive the form token from. */
+  /** The session's secret (the cookie), only to derive the form token from and to end it. */
   secret: string | null;
   /** The value every signed-in form carries in `_csrf`. */
   csrf: string | null;
 };
 
 export type WebEnv = AppEnv & { Variables: AppEnv["Variables"] & { web: WebSession } };
+
+const ANONYMOUS: WebSession = { principal: { kind: "anonymous" }, secret: null, csrf: null };
 
 /** Cookies are `Secure` except on localhost, where the local hub is plain http. */
 function isLocalhost(c: Context): boolean {
@@ -34,34 +37,36 @@ async function csrfOf(secret: string): Promise<string> {
 }
 
 /**
- * Who the cookie signs in: a revoked, expired or unknown token (or the bootstrap secret, which is not a
- * team) signs nobody in, and its cookie is cleared.
+ * Who the cookie signs in: an unknown, ended or expired session (or one whose token was revoked or
+ * has expired) signs nobody in, and its cookie is cleared.
  */
 export async function readSession(c: Context<WebEnv>, now: number): Promise<WebSession> {
   const secret = getCookie(c, SESSION_COOKIE);
-  if (!secret) return { principal: { kind: "anonymous" }, secret: null, csrf: null };
-  try {
-    const principal = await principalOfSecret(c.env, secret, now);
-    if (principal.kind === "token") return { principal, secret, csrf: await csrfOf(secret) };
-  } catch (e) {
-    if (!(e instanceof EdgegymError)) throw e;
-  }
-  signOut(c);
-  return { principal: { kind: "anonymous" }, secret: null, csrf: null };
+  if (!secret) return ANONYMOUS;
+  const principal = await webSessionPrincipal(hubDb(c.env), secret, now);
+  if (principal) return { principal, secret, csrf: await csrfOf(secret) };
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+  return ANONYMOUS;
 }
 
-export function signIn(c: Context<WebEnv>, secret: string): void {
+function cookieOptions(c: Context<WebEnv>) {
+  return { path: "/", secure: !isLocalhost(c), httpOnly: true, sameSite: "Strict" } as const;
+}
+
+/** Opens a web session for token `tokenId` and sets its cookie, which lives as long as the session. */
+export async function signIn(c: Context<WebEnv>, tokenId: string, now: number): Promise<void> {
+  const { secret, expiresAt } = await openWebSession(hubDb(c.env), tokenId, now);
   setCookie(c, SESSION_COOKIE, secret, {
-    httpOnly: true,
-    secure: !isLocalhost(c),
-    sameSite: "Strict",
-    path: "/",
-    maxAge: 60 * 60 * 24 * 30,
+    ...cookieOptions(c),
+    maxAge: Math.max(1, Math.floor((expiresAt - now) / 1000)),
   });
 }
 
-export function signOut(c: Context<WebEnv>): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/", secure: !isLocalhost(c), httpOnly: true, sameSite: "Strict" });
+/** Ends the session in the database (a copy of the cookie signs nobody in) and clears the cookie. */
+export async function signOut(c: Context<WebEnv>): Promise<void> {
+  const { secret } = c.get("web");
+  if (secret) await endWebSession(hubDb(c.env), secret);
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
 }
 
 /** The signed-in team, or a 401 page that offers sign-in. */

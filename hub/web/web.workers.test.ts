@@ -21,6 +21,14 @@ const post = (path: string, fields: Record<string, string>, headers: Record<stri
     }),
   );
 
+/** Signs `token` in through the form, as a browser does: the session cookie to send back. */
+async function signedIn(token: string): Promise<{ cookie: string }> {
+  const res = await post("/sign-in", { token });
+  expect(res.status).toBe(303);
+  const set = res.headers.get("set-cookie") ?? "";
+  return { cookie: set.split(";")[0] ?? "" };
+}
+
 const SCRIPT = `<script>alert("xss")</script>`;
 const IMG = `<img src=x onerror=alert(1)>`;
 
@@ -166,7 +174,7 @@ describe("episode pages", () => {
     expect((await hub.call("GET", `/v1/evals/${id}/episodes`)).status).toBe(404);
     expect((await hub.call("GET", `/v1/evals/${id}/episodes`, { token: b.token })).status).toBe(404);
     expect((await page(`/runs/${id}`)).status).toBe(404);
-    const own = await page(`/runs/${id}?from=2`, { cookie: `edgegym_token=${a.token}` });
+    const own = await page(`/runs/${id}?from=2`, await signedIn(a.token));
     expect(own.status).toBe(200);
     expect(own.text).toContain("<strong>task 2</strong>");
     expect(own.text).not.toContain("<strong>task 0</strong>");
@@ -179,7 +187,7 @@ describe("private envs and signed-in pages", () => {
     const a = await newTeam(hub);
     const b = await newTeam(hub);
     const { name } = await newEnv(hub, a, { visibility: "private", description: "secret sauce" });
-    const visitors: Record<string, string>[] = [{}, { cookie: `edgegym_token=${b.token}` }];
+    const visitors: Record<string, string>[] = [{}, await signedIn(b.token)];
     for (const cookie of visitors) {
       const r = await page(`/${a.team}/${name}`, cookie);
       expect(r.status).toBe(404);
@@ -187,7 +195,7 @@ describe("private envs and signed-in pages", () => {
       expect((await page(`/${a.team}/no-such-env`, cookie)).status).toBe(404);
     }
     expect((await hub.call("GET", `/v1/envs/${a.team}/${name}`)).status).toBe(404);
-    const own = await page(`/${a.team}/${name}`, { cookie: `edgegym_token=${a.token}` });
+    const own = await page(`/${a.team}/${name}`, await signedIn(a.token));
     expect(own.status).toBe(200);
     expect(own.text).toContain("secret sauce");
   });
@@ -197,7 +205,8 @@ describe("private envs and signed-in pages", () => {
     const signIn = await post("/sign-in", { token: a.token });
     expect(signIn.status).toBe(303);
     const cookie = signIn.headers.get("set-cookie") ?? "";
-    expect(cookie).toMatch(/^edgegym_token=egh_/);
+    expect(cookie).toMatch(/^edgegym_session=ews_/);
+    expect(cookie).not.toContain(a.token);
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Strict/i);
     expect(cookie).toMatch(/Secure/i);
@@ -205,7 +214,7 @@ describe("private envs and signed-in pages", () => {
     expect(bad.status).toBe(401);
     expect(bad.headers.get("set-cookie")).toBeNull();
 
-    const session = { cookie: `edgegym_token=${a.token}` };
+    const session = { cookie: cookie.split(";")[0] ?? "" };
     const account = await page("/account", session);
     expect(account.status).toBe(200);
     const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(account.text)?.[1] ?? "";

@@ -92,6 +92,24 @@ export const hubTokens = sqliteTable(
   (t) => [uniqueIndex("hub_tokens_hash").on(t.hash), index("hub_tokens_team").on(t.team)],
 );
 
+/**
+ * Web sign-in sessions: the cookie holds a random secret of its own (never the API token), stored
+ * only as its SHA-256. A session lasts hours, ends at sign-out (the row is deleted) and ends with the
+ * token that opened it (revoked or expired).
+ */
+export const hubWebSessions = sqliteTable(
+  "hub_web_sessions",
+  {
+    hash: text("hash").primaryKey(),
+    tokenId: text("token_id")
+      .notNull()
+      .references(() => hubTokens.id),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("hub_web_sessions_expires").on(t.expiresAt)],
+);
+
 /** An environment `owner/name`; `id` is also the rowid the FTS5 index `hub_envs_fts` points at. */
 export const hubEnvs = sqliteTable(
   "hub_envs",

@@ -272,7 +272,13 @@ describe("the web hub in Chromium", () => {
     page.on("request", (r) => {
       if (!r.url().startsWith(hub.url) && !r.url().startsWith("data:")) outside.push(r.url());
     });
-    await page.goto(`${hub.url}/v1/reference`);
+    // The page's CSP (script by hash, no eval) must leave Scalar nothing to be refused.
+    const refused: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+    });
+    const res = await page.goto(`${hub.url}/v1/reference`);
+    expect(res?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
     // Scalar draws the operations from /v1/openapi.json in the page; waiting for one proves the script ran.
     await page
       .getByText("Create a team (bootstrap secret or an admin token)")
@@ -280,6 +286,7 @@ describe("the web hub in Chromium", () => {
       .waitFor({ state: "visible" });
     await expect(page.locator("h1").first().textContent()).resolves.toContain("edgegym hub");
     expect(outside).toEqual([]);
+    expect(refused).toEqual([]);
     await shot("reference");
   });
 });
