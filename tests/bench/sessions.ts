@@ -54,7 +54,8 @@ const TOOL_STEP = {
 type Episode = {
   reset(): Promise<void>;
   step(): Promise<void>;
-  close(): void;
+  /** Resolves once the connection is gone, so the next level starts with its descriptors free. */
+  close(): Promise<void>;
 };
 
 const within = <T>(p: Promise<T>, what: string): Promise<T> =>
@@ -90,7 +91,13 @@ async function socketEpisode(base: string): Promise<Episode> {
   return {
     reset: () => ask({ type: "reset", data: { split: "train" } }),
     step: () => ask({ type: "step", data: TOOL_STEP }),
-    close: () => ws.close(),
+    close: () =>
+      new Promise<void>((done) => {
+        if (ws.readyState === WebSocket.CLOSED) return done();
+        ws.once("close", () => done());
+        ws.close();
+        setTimeout(done, 5000).unref();
+      }),
   };
 }
 
@@ -114,8 +121,18 @@ function httpEpisode(base: string, dispatcher: Agent): Episode {
   return {
     reset: () => post("/reset", { split: "train" }),
     step: () => post("/step", { action: TOOL_STEP, session: token }),
-    close: () => {},
+    close: async () => {},
   };
+}
+
+/** A failure's message with its cause's (undici's `fetch failed` says nothing alone). */
+function why(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause =
+    err.cause instanceof Error
+      ? `: ${(err.cause as Error & { code?: string }).code ?? err.cause.message}`
+      : "";
+  return `${err.message}${cause}`;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -146,7 +163,7 @@ async function level(base: string, protocol: string, c: number, pids: readonly n
     }),
   );
   const failures = new Set<string>();
-  for (const o of open) if (o.status === "rejected") failures.add(String(o.reason?.message ?? o.reason));
+  for (const o of open) if (o.status === "rejected") failures.add(why(o.reason));
   const latencies: number[] = [];
   const t0 = performance.now();
   for (let r = 0; r < rounds; r++) {
@@ -158,8 +175,8 @@ async function level(base: string, protocol: string, c: number, pids: readonly n
           await e.step();
           latencies.push(performance.now() - s);
         } catch (err) {
-          failures.add(err instanceof Error ? err.message : String(err));
-          e.close();
+          failures.add(why(err));
+          void e.close();
           alive[i] = undefined;
         }
       }),
@@ -168,7 +185,7 @@ async function level(base: string, protocol: string, c: number, pids: readonly n
   const seconds = (performance.now() - t0) / 1000;
   const memory = rssMiB(pids);
   const held = alive.filter(Boolean).length;
-  for (const e of alive) e?.close();
+  await Promise.all(alive.map((e) => e?.close()));
   await dispatcher.close();
   latencies.sort((a, b) => a - b);
   const round = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
