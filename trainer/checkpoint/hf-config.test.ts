@@ -232,7 +232,7 @@ describe("HF config fields: implemented, or refused by name", () => {
     await expectRefused({ ...baseConfig("llama", false), attention_bias: true }, LLAMA, "attention_bias");
   });
 
-  it("rope_scaling / rope_parameters: none or default is accepted (theta read from either); a scaling is refused", async () => {
+  it("rope_scaling / rope_parameters: none, default or llama3 is accepted (theta read from either); another scaling is refused", async () => {
     await expectReference({ ...baseConfig("llama", false), rope_scaling: null }, LLAMA);
     await expectReference({ ...baseConfig("llama", false), rope_scaling: { rope_type: "default" } }, LLAMA);
     const { rope_theta: _, ...noTheta } = baseConfig("llama", false);
@@ -244,16 +244,27 @@ describe("HF config fields: implemented, or refused by name", () => {
       LLAMA,
       "rope_scaling of type linear",
     );
+    // llama3's values are checked against transformers' logits (tests/fixtures/hf-models); here its fields.
     await expectRefused(
       { ...baseConfig("llama", false), rope_parameters: { rope_type: "llama3", factor: 8 } },
       LLAMA,
-      "rope_parameters of type llama3",
+      "rope_parameters of type llama3 lacks low_freq_factor, high_freq_factor, original_max_position_embeddings",
+    );
+    await expectRefused(
+      { ...baseConfig("llama", false), rope_parameters: { rope_type: "yarn", factor: 8 } },
+      LLAMA,
+      "rope_parameters of type yarn",
     );
   });
 
-  it("head_dim: equal to hidden_size / heads is accepted; another is refused", async () => {
+  it("head_dim: equal to hidden_size / heads is accepted; another sizes the projections", async () => {
     await expectReference({ ...baseConfig("qwen2", false), head_dim: HD }, QWEN);
-    await expectRefused({ ...baseConfig("llama", false), head_dim: 8 }, LLAMA, "head_dim 8");
+    // Its values are checked against transformers' logits (tests/fixtures/hf-models); here its shapes.
+    await expectRefused(
+      { ...baseConfig("llama", false), head_dim: 8 },
+      LLAMA,
+      "tensor model.layers.0.self_attn.q_proj.weight has shape [8,8], expected [16,8]",
+    );
   });
 
   it("use_sliding_window / sliding_window: accepted where it masks nothing, refused where it would", async () => {

@@ -6,7 +6,7 @@ import type { LayerWeights, Weights } from "../model/weights.js";
 import type { StoredTensor } from "./safetensors.js";
 
 /**
- * Hugging Face Qwen2/Llama tensor names and layout: linear weights are `[out, in]`; we keep `[in, out]`
+ * Hugging Face Qwen2/Qwen3/Llama tensor names and layout: linear weights are `[out, in]`; we keep `[in, out]`
  * for `x @ W`, so every linear weight is transposed on the way in and out.
  */
 
@@ -47,6 +47,12 @@ function layerEntries(l: LayerWeights): [string, tf.Variable, "linear" | "vector
       ["self_attn.q_proj.bias", l.bias.q, "vector"],
       ["self_attn.k_proj.bias", l.bias.k, "vector"],
       ["self_attn.v_proj.bias", l.bias.v, "vector"],
+    );
+  }
+  if (l.qkNorm) {
+    entries.push(
+      ["self_attn.q_norm.weight", l.qkNorm.q, "vector"],
+      ["self_attn.k_norm.weight", l.qkNorm.k, "vector"],
     );
   }
   return entries;
@@ -133,6 +139,8 @@ export function importHfTensors(tensors: ReadonlyMap<string, StoredTensor>, c: M
         v: vec(`${p}self_attn.v_proj.bias`, c.nKvHeads * hd),
       };
     }
+    if (c.arch === "qwen3")
+      layer.qkNorm = { q: vec(`${p}self_attn.q_norm.weight`, hd), k: vec(`${p}self_attn.k_norm.weight`, hd) };
     return layer;
   });
   const weights: Weights = {

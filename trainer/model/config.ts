@@ -72,10 +72,13 @@ export function resolveModelConfig(partial: Partial<ModelConfig>): Result<ModelC
   for (const key of positive) {
     if (!Number.isInteger(config[key]) || config[key] <= 0) return err(`${key} must be a positive integer`);
   }
-  if (config.dModel % config.nHeads !== 0) return err("dModel must be divisible by nHeads");
-  if ((config.dModel / config.nHeads) % 2 !== 0) return err("head dimension (dModel / nHeads) must be even");
+  if (config.headDim === undefined && config.dModel % config.nHeads !== 0)
+    return err("dModel must be divisible by nHeads");
+  const hd = headDim(config);
+  if (!Number.isInteger(hd) || hd <= 0 || hd % 2 !== 0)
+    return err(`head dimension ${hd} must be an even positive integer`);
   if (config.nHeads % config.nKvHeads !== 0) return err("nHeads must be divisible by nKvHeads");
   return ok(config);
 }
 
-export const headDim = (c: ModelConfig): number => c.dModel / c.nHeads;
+export const headDim = (c: ModelConfig): number => c.headDim ?? c.dModel / c.nHeads;

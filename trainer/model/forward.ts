@@ -22,11 +22,15 @@ export interface Linear {
   b?: tf.Tensor1D;
 }
 
-/** q, k, v projections of a layer and the rotary tables whose rotate-half RoPE applies to q and k. */
+/**
+ * q, k, v projections of a layer, Qwen3's per-head q and k norms, and the rotary tables whose
+ * rotate-half RoPE applies to q and k.
+ */
 export interface Projections {
   q: Linear;
   k: Linear;
   v: Linear;
+  norm?: { q: tf.Tensor1D; k: tf.Tensor1D };
   rope: RopeTables;
 }
 
@@ -38,6 +42,7 @@ export function projections(l: LayerWeights, r: RopeTables): Projections {
     q: linear(l.q, l.bias?.q),
     k: linear(l.k, l.bias?.k),
     v: linear(l.v, l.bias?.v),
+    ...(l.qkNorm ? { norm: { q: l.qkNorm.q as tf.Tensor1D, k: l.qkNorm.k as tf.Tensor1D } } : {}),
     rope: r,
   };
 }
@@ -60,15 +65,18 @@ export function qkvHeads(
 ): { q: tf.Tensor4D; k: tf.Tensor4D; v: tf.Tensor4D } {
   const hd = headDim(c);
   const t = a.shape[0] / batch;
-  const roped = (x: Linear, table: RopePair, heads: number) => {
-    const y = tf.reshape(apply(a, x), [batch, t, heads * hd]);
+  const roped = (x: Linear, table: RopePair, heads: number, norm: tf.Tensor1D | undefined) => {
+    const projected = apply(a, x);
+    // Qwen3 normalises each head on its own: rows of hd columns.
+    const normed = norm ? rmsNorm(tf.reshape(projected, [-1, hd]), norm, c.rmsNormEps) : projected;
+    const y = tf.reshape(normed, [batch, t, heads * hd]);
     return tf.reshape(applyRope(y, table, p.rope), [batch, t, heads, hd]);
   };
   // [B, T, n, hd] → [B, n, T, hd]; with one token per row (decoding) that is a reshape, not a copy.
   const headsFirst = (x: tf.Tensor, heads: number) =>
     (t === 1 ? tf.reshape(x, [batch, heads, 1, hd]) : tf.transpose(x, [0, 2, 1, 3])) as tf.Tensor4D;
-  const q = headsFirst(roped(p.q, rope.q, c.nHeads), c.nHeads);
-  const k = headsFirst(roped(p.k, rope.k, c.nKvHeads), c.nKvHeads);
+  const q = headsFirst(roped(p.q, rope.q, c.nHeads, p.norm?.q), c.nHeads);
+  const k = headsFirst(roped(p.k, rope.k, c.nKvHeads, p.norm?.k), c.nKvHeads);
   const v = headsFirst(tf.reshape(apply(a, p.v), [batch, t, c.nKvHeads, hd]), c.nKvHeads);
   return { q, k, v };
 }

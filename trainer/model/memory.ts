@@ -1,5 +1,6 @@
 import { totalmem } from "node:os";
 import type { NamedAdam } from "../optim/named-adam.js";
+import { headDim } from "./config.js";
 import { PASS_ELEMENTS, passCost } from "./passes.js";
 import type { ModelConfig } from "./types.js";
 import { chunkRows } from "./vocab-ops.js";
@@ -11,9 +12,11 @@ const FLOAT = 4;
 
 /** Trainable parameters of a model of this config (embedding, layers, final norm, untied head, value head). */
 export function parameterCount(c: ModelConfig): number {
-  const hd = c.dModel / c.nHeads;
+  const hd = headDim(c);
   const qkv =
-    c.dModel * (c.nHeads + 2 * c.nKvHeads) * hd + (c.arch === "qwen2" ? (c.nHeads + 2 * c.nKvHeads) * hd : 0);
+    c.dModel * (c.nHeads + 2 * c.nKvHeads) * hd +
+    (c.arch === "qwen2" ? (c.nHeads + 2 * c.nKvHeads) * hd : 0) +
+    (c.arch === "qwen3" ? 2 * hd : 0);
   const layer = 2 * c.dModel + qkv + c.nHeads * hd * c.dModel + 3 * c.dModel * c.dFf;
   return (
     c.vocabSize * c.dModel * (c.tieEmbeddings ? 1 : 2) +
@@ -30,7 +33,7 @@ export function parameterCount(c: ModelConfig): number {
  * the residual adds (≈4·D). Counted from forward.ts; an estimate, not a measurement.
  */
 function perTokenLayer(c: ModelConfig, width: number): number {
-  const hd = c.dModel / c.nHeads;
+  const hd = headDim(c);
   return 10 * c.dModel + 6 * (c.nHeads + c.nKvHeads) * hd + 3 * c.nHeads * width + 5 * c.dFf;
 }
 

@@ -2,6 +2,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { kernelsOf, offsetsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
 import { headDim } from "./config.js";
 import { matmul } from "./matmul.js";
+import { inverseFrequencies } from "./rope-frequencies.js";
 import type { ModelConfig } from "./types.js";
 
 /** cos and sin for each position and column of a q or k projection. */
@@ -38,12 +39,13 @@ function hostTable(c: ModelConfig, heads: number, scale: number): HostTable {
   const hd = headDim(c);
   const half = hd / 2;
   const width = heads * hd;
+  const inv = inverseFrequencies(c);
   const cos = new Float32Array(c.contextLength * width);
   const sin = new Float32Array(c.contextLength * width);
   for (let p = 0; p < c.contextLength; p++) {
     for (let col = 0; col < width; col++) {
-      // Frequencies are shared by the two halves: inv_freq[i] = θ^(−2i/hd), i = j mod hd/2.
-      const angle = p * c.ropeTheta ** (-(2 * ((col % hd) % half)) / hd);
+      // Frequencies are shared by the two halves: inv_freq[i], i = j mod hd/2.
+      const angle = p * (inv[(col % hd) % half] as number);
       cos[p * width + col] = Math.cos(angle) * scale;
       sin[p * width + col] = Math.sin(angle) * scale;
     }

@@ -33,11 +33,21 @@ export interface ModelConfig {
   /** Longest sequence (prompt + response) the model handles. */
   contextLength: number;
   ropeTheta: number;
+  /** Llama 3's RoPE frequency scaling (HF `rope_type: llama3`); unset means plain RoPE. */
+  ropeScaling?: Llama3RopeScaling;
   rmsNormEps: number;
   /** Output projection shares the embedding matrix. */
   tieEmbeddings: boolean;
   /** Adds a scalar value head on the final hidden state (PPO / StepPO). */
   valueHead: boolean;
+}
+
+/** HF's `rope_scaling` of type llama3, field for field. */
+export interface Llama3RopeScaling {
+  factor: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+  originalContext: number;
 }
 
 export interface EvaluateOptions {

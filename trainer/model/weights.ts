@@ -14,6 +14,8 @@ export interface LayerWeights {
   v: tf.Variable;
   /** q/k/v biases, qwen2 only. */
   bias?: { q: tf.Variable; k: tf.Variable; v: tf.Variable };
+  /** `[hd]` RMSNorm weights applied to every q head and every k head before RoPE, qwen3 only. */
+  qkNorm?: { q: tf.Variable; k: tf.Variable };
   /** `[H·hd, D]`. */
   o: tf.Variable;
   postNorm: tf.Variable;
@@ -41,6 +43,7 @@ export function weightList(w: Weights): tf.Variable[] {
   for (const l of w.layers) {
     list.push(l.inputNorm, l.q, l.k, l.v);
     if (l.bias) list.push(l.bias.q, l.bias.k, l.bias.v);
+    if (l.qkNorm) list.push(l.qkNorm.q, l.qkNorm.k);
     list.push(l.o, l.postNorm, l.gate, l.up, l.down);
   }
   list.push(w.finalNorm);
@@ -82,6 +85,7 @@ export function initWeights(c: ModelConfig, seed: number): Weights {
             },
           }
         : {}),
+      ...(c.arch === "qwen3" ? { qkNorm: { q: ones(hd, `${p}qn`), k: ones(hd, `${p}kn`) } } : {}),
       o: normal([c.nHeads * hd, c.dModel], residualStd, `${p}o`),
       postNorm: ones(c.dModel, `${p}post`),
       gate: normal([c.dModel, c.dFf], 0.02, `${p}gate`),
