@@ -16,16 +16,21 @@ import type { Tokenizer } from "../tokenizer/types.js";
 export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu", "webgpu"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
-/** Architecture of the decoder (Qwen2/Llama-style). Field names follow HF config.json where one exists. */
+/** Architecture of the decoder (Qwen2/Qwen3/Llama-style). Field names follow HF config.json where one exists. */
 export interface ModelConfig {
-  /** Model family written to config.json; decides bias on q/k/v (qwen2) or none (llama). */
-  arch: "qwen2" | "llama";
+  /**
+   * Model family written to config.json: q/k/v biases (qwen2), an RMSNorm over each q and k head
+   * before RoPE and no biases (qwen3), or neither (llama).
+   */
+  arch: "qwen2" | "llama" | "qwen3";
   vocabSize: number;
   /** Width of the residual stream (HF hidden_size). */
   dModel: number;
   nLayers: number;
-  /** Query heads; head_dim = dModel / nHeads. */
+  /** Query heads. */
   nHeads: number;
+  /** Width of one head (HF head_dim); unset means dModel / nHeads. Qwen3 sets its own (128 at 1024 wide). */
+  headDim?: number;
   /** Key/value heads (GQA); must divide nHeads. */
   nKvHeads: number;
   /** SwiGLU inner width (HF intermediate_size). */
