@@ -18,23 +18,30 @@ const PACKAGE = join(ROOT, "trainer", "python");
 /** How long the env host may take to listen. */
 const ENVS_START_MS = 120_000;
 
-/** A command to its end, printing as it goes; asynchronous, so that the servers' output is read meanwhile. */
+/**
+ * A command to its end; its output is kept and shown only when it fails (pip warns about every
+ * configured index it cannot reach). Asynchronous, so that the servers' output is read meanwhile.
+ */
 function run(cmd: string, args: string[]): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: "inherit" });
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const output: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => output.push(b));
+    child.stderr.on("data", (b: Buffer) => output.push(b));
     child.on("error", fail);
-    child.on("exit", (code, signal) =>
-      code === 0 ? done() : fail(new Error(`${cmd} ${args.join(" ")} exited with ${code ?? signal}`)),
-    );
+    child.on("exit", (code, signal) => {
+      if (code === 0) return done();
+      process.stderr.write(Buffer.concat(output));
+      fail(new Error(`${cmd} ${args.join(" ")} exited with ${code ?? signal}`));
+    });
   });
 }
 
 /** The venv with the package and its test extras; pip only fetches what is missing. */
 async function prepareVenv(): Promise<void> {
   if (!existsSync(PYTHON)) await run("python3", ["-m", "venv", VENV]);
-  // One try per index (a configured index that cannot be reached is skipped at once, not retried for
-  // minutes); -qq keeps pip's warnings about such an index out of the test output.
-  await run(PYTHON, ["-m", "pip", "install", "-qq", "--retries", "1", `${PACKAGE}[test]`]);
+  // One try per index: a configured index that cannot be reached is skipped at once, not retried for minutes.
+  await run(PYTHON, ["-m", "pip", "install", "--retries", "1", `${PACKAGE}[test]`]);
 }
 
 /** The Node env host on its own port, one process; resolves once it prints its URLs. */

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..client import EnvClient, Session, StepResult, answer, tool_call
+from ..errors import ReceiptError
 
 _BLOCK = re.compile(r"<tool_call>.*?(?:</tool_call>|$)", re.DOTALL)
 ENDED = "The episode is over (return {ret:g}). Do not call any more tools; reply with your final answer."
@@ -83,7 +84,7 @@ class Episode:
         self.ret += result.reward
         self.last = result
         if result.receipt_claims is not None and result.receipt_claims.get("episodeId") != self.session.episode_id:
-            raise RuntimeError("the receipt names another episode than this session's")
+            raise ReceiptError(f"the receipt is for episode {result.receipt_claims.get('episodeId')}, not {self.session.episode_id}")
         return result
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
