@@ -16,11 +16,11 @@ import type { AddressInfo } from "node:net";
  * hub hung up.
  */
 export const ATTACK_SCRIPT =
-  "<script>document.cookie='edgegym_token=stolen; path=/';window.__pwned=true;" +
+  "<script>document.cookie='edgegym_session=stolen; path=/';window.__pwned=true;" +
   "fetch('/account').then(r=>r.text()).then(t=>{window.__account=t})</script>";
 
 const HOSTILE_HEADERS = {
-  "set-cookie": "edgegym_token=stolen; Path=/",
+  "set-cookie": "edgegym_session=stolen; Path=/",
   "access-control-allow-origin": "*",
   "access-control-allow-credentials": "true",
   "access-control-expose-headers": "*",
