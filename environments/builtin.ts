@@ -1,3 +1,4 @@
+import { alfworld, alfworldLevels } from "./alfworld/index.js";
 import { importGsm8k } from "./calculator/gsm8k.js";
 import { calculator, calculatorGsm8k, calculatorLevels } from "./calculator/index.js";
 import { code, codeGsm8k, codeLevels } from "./code/index.js";
@@ -32,11 +33,13 @@ export const builtinEnvironments: readonly Environment[] = [
   searchHotpotqa,
   searchMusique,
   lookup,
+  alfworld,
   // The easier levels of the procedural envs (`<name>-l<k>`; the top level is the env's own name).
   ...calculatorLevels,
   ...codeLevels,
   ...searchLevels,
   ...webshopLevels,
+  ...alfworldLevels,
 ];
 
 /** Every `npm run data -- import <kind>`: one line per dataset kind, each importer from its env. */

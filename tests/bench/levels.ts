@@ -23,6 +23,7 @@ export const LEVEL_ENVS: Record<string, readonly string[]> = {
   search: ["search-l1", "search-l2", "search"],
   code: ["code-l1", "code-l2", "code"],
   webshop: ["webshop-l1", "webshop-l2", "webshop"],
+  alfworld: ["alfworld-l1", "alfworld-l2", "alfworld"],
 };
 
 /** Tokens of each training row of an episode: prompt plus response, one row for appended contexts. */
