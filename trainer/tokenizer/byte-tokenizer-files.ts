@@ -49,7 +49,10 @@ const KEPT = new Set(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_
 /**
  * `tokenizer.json` + `tokenizer_config.json` expressing the byte tokenizer's ids (bytes 0–255, the
  * specials after them) for tools outside edgegym. The class is `PreTrainedTokenizerFast`, which
- * transformers' `AutoTokenizer` builds from tokenizer.json alone.
+ * transformers' `AutoTokenizer` builds from tokenizer.json alone for a llama or qwen3 model; for
+ * `model_type: qwen2` transformers 5 builds its Qwen2Tokenizer from the same vocabulary whatever the
+ * class says, with NFC normalisation and `<|endoftext|>` as the unknown token unless one is named,
+ * so `unk_token` is null: no id is added beyond the model's embedding rows (docs/trainer.md).
  */
 export function byteTokenizerFiles(): TokenizerFiles {
   return byteLevelFiles([], BYTE_TOKENIZER_NAME);
@@ -76,6 +79,7 @@ function byteLevelFiles(merges: readonly Merge[], name: string): TokenizerFiles 
       bos_token: "<|bos|>",
       eos_token: "<|end|>",
       pad_token: "<|pad|>",
+      unk_token: null,
       add_bos_token: false,
       clean_up_tokenization_spaces: false,
       model_max_length: 1_000_000_000,
