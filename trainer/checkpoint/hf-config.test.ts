@@ -230,6 +230,8 @@ describe("HF config fields: implemented, or refused by name", () => {
   it("attention_bias: false is accepted; true on a llama is refused", async () => {
     await expectReference({ ...baseConfig("llama", false), attention_bias: false }, LLAMA);
     await expectRefused({ ...baseConfig("llama", false), attention_bias: true }, LLAMA, "attention_bias");
+    const qwen3 = fromHfConfig({ ...baseConfig("llama", false), model_type: "qwen3", attention_bias: true });
+    expect(qwen3.ok ? "" : qwen3.error).toContain("attention_bias: true (q/k/v/o biases on a qwen3)");
   });
 
   it("rope_scaling / rope_parameters: none, default or llama3 is accepted (theta read from either); another scaling is refused", async () => {
