@@ -10,7 +10,7 @@ import sys
 
 import torch
 import transformers
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
 
 
 def check(case: dict) -> dict:
@@ -21,6 +21,9 @@ def check(case: dict) -> dict:
         {"name": t["name"], "same": tok.encode(t["text"], add_special_tokens=False) == t["ids"]}
         for t in case["texts"]
     ]
+    # The folder's tokenizer.json as written, whatever class AutoTokenizer picks for the model type.
+    fast = PreTrainedTokenizerFast.from_pretrained(folder)
+    fast_texts = [fast.encode(t["text"], add_special_tokens=False) == t["ids"] for t in case["texts"]]
     chats = []
     for c in case["chats"]:
         ids = tok.apply_chat_template(
@@ -46,6 +49,7 @@ def check(case: dict) -> dict:
         "embeddingRows": model.get_input_embeddings().weight.shape[0],
         "textsSame": sum(t["same"] for t in texts),
         "textsDiffer": [t["name"] for t in texts if not t["same"]],
+        "fastTextsDiffer": [t["name"] for t, same in zip(case["texts"], fast_texts) if not same],
         "chatsSame": sum(c["same"] for c in chats),
         "chatsDiffer": [c["name"] for c in chats if not c["same"]],
         "greedySame": out == case["greedy"],
