@@ -12,7 +12,7 @@ import { hashesEqual, hashToken, TOKEN_PREFIX } from "./tokens.js";
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
- * Resolves the bearer token (if any) into `c.var.principal`. A missing header is anonymous; a present
+ * Resolves the bearer token (if any, or a Basic header's password) into `c.var.principal`. A missing header is anonymous; a present
  * but unknown, revoked or expired token is a 401, never silently anonymous.
  */
 export function authenticate(now: () => number = Date.now): MiddlewareHandler<AppEnv> {
@@ -33,9 +33,32 @@ async function adminHash(secret: string): Promise<string> {
 async function principalOf(c: Context<AppEnv>, now: number): Promise<Principal> {
   const header = c.req.header("authorization");
   if (header === undefined) return { kind: "anonymous" };
-  const m = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!m?.[1]) throw new EdgegymError("unauthorized", "the Authorization header must be `Bearer <token>`");
-  return principalOfSecret(c.env, m[1], now);
+  const secret = /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? basicPassword(header);
+  if (!secret) {
+    throw new EdgegymError(
+      "unauthorized",
+      "the Authorization header must be `Bearer <token>` (or Basic with the token as the password)",
+    );
+  }
+  return principalOfSecret(c.env, secret, now);
+}
+
+/**
+ * The password of a `Basic` header: clients that only take a URL (OpenEnv's, whose WebSocket library
+ * sends `ws://user:<token>@host/…` as Basic auth) pass the token as it. The user name is ignored.
+ */
+function basicPassword(header: string): string | undefined {
+  const encoded = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header)?.[1];
+  if (!encoded) return undefined;
+  let decoded: string;
+  try {
+    decoded = atob(encoded);
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(":");
+  const password = colon < 0 ? "" : decoded.slice(colon + 1);
+  return password || undefined;
 }
 
 /**

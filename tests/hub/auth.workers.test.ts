@@ -101,10 +101,45 @@ describe("teams and tokens", () => {
   });
 
   it("rejects malformed and unknown bearer tokens with 401 problems", async () => {
-    for (const header of ["Basic abc", "Bearer", "Bearer egh_unknown", "Bearer not-a-hub-token"]) {
+    const basic = (userPass: string) => `Basic ${btoa(userPass)}`;
+    for (const header of [
+      "Basic abc",
+      "Basic !!",
+      basic("user-without-password"),
+      basic("x:"),
+      basic("x:egh_unknown"),
+      "Bearer",
+      "Bearer egh_unknown",
+      "Bearer not-a-hub-token",
+    ]) {
       const res = await SELF.fetch("http://hub.test/v1/envs", { headers: { authorization: header } });
       expect(res.status).toBe(401);
       expect(((await res.json()) as { code: string }).code).toBe("unauthorized");
+    }
+  });
+});
+
+describe("Basic auth", () => {
+  it("a Basic header's password is the token (clients that take only a URL, `ws://x:<token>@hub/…`)", async () => {
+    const a = await newTeam(hub);
+    const name = uniqueName("private");
+    const created = await hub.call("POST", "/v1/envs", {
+      token: a.token,
+      body: { owner: a.team, name, visibility: "private" },
+    });
+    expect(created.status).toBe(201);
+    const pub = await hub.call("POST", `/v1/envs/${a.team}/${name}/versions`, {
+      token: a.token,
+      body: { version: "1.0.0", builtin: "calculator" },
+    });
+    expect(pub.status).toBe(201);
+    const url = `http://hub.test/v1/envs/${a.team}/${name}@1.0.0/v1/manifest`;
+    expect((await SELF.fetch(url)).status).toBe(404);
+    for (const user of ["x", "", "token"]) {
+      const res = await SELF.fetch(url, {
+        headers: { authorization: `Basic ${btoa(`${user}:${a.token}`)}` },
+      });
+      expect(res.status, user).toBe(200);
     }
   });
 });
