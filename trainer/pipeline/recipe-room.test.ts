@@ -18,6 +18,7 @@ const PROCEDURAL = [
   "code-l1",
   "webshop",
   "webshop-l1",
+  "alfworld-l1",
 ];
 
 describe("recipes leave the expert room", () => {
