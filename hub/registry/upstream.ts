@@ -1,4 +1,5 @@
 import { createEnvironmentsHost } from "../../environments/host.js";
+import { setMcpClient } from "../../environments/kit/mcp/handler.js";
 import { EdgegymError, Problem } from "../../shared/errors.js";
 import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
@@ -66,7 +67,7 @@ export function upstreamMaxBytes(bindings: Record<string, unknown>): number {
  * run in-process with the hub's own bindings (which hold their secrets; the kit bounds their steps).
  * External endpoints go through `fetcher` with the hop header, without following redirects (a
  * redirect could lead to an address the endpoint check refuses), and only when the endpoint check
- * passes. Either way `timeoutMs` covers the answer and its body (`readWithin`). Errors never name the
+ * passes. `mcpClient` names the caller to a built-in's MCP session bounds. Either way `timeoutMs` covers the answer and its body (`readWithin`). Errors never name the
  * endpoint: readers of a shared env reach it through the gateway and must not learn where it is.
  */
 export async function callUpstream(
@@ -76,6 +77,7 @@ export async function callUpstream(
   bindings: Record<string, unknown>,
   fetcher: Fetcher,
   timeoutMs: number,
+  mcpClient?: string,
 ): Promise<Response> {
   // `path` is an edgegym/v1 operation, or `mcp` (with its query) for the env's MCP endpoint at `<base>/mcp`.
   const rel = /^mcp(\?|$)/.test(path) ? path : `v1/${path}`;
@@ -84,6 +86,8 @@ export async function callUpstream(
   let send: (r: Request) => Response | Promise<Response>;
   if (upstream.kind === "builtin") {
     request = new Request(`http://builtin/envs/${upstream.name}/${rel}`, { ...init, signal });
+    // In-process, the kit's MCP bounds sessions per client by this key (an endpoint sees the hub's address).
+    if (mcpClient !== undefined) setMcpClient(request, mcpClient);
     send = (r) => builtinHost().fetch(r, bindings);
   } else {
     const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });

@@ -4,6 +4,7 @@ import { readerTeam } from "../auth/middleware.js";
 import { hubDb } from "../db.js";
 import { GATEWAY_MCP_PATH, gatewayRef } from "../gateway-path.js";
 import { gatewayResponse } from "../gateway-response.js";
+import { callerKey } from "../rate-limit.js";
 import { gatewayTarget } from "../registry/target.js";
 import { callUpstream, stepDeadline } from "../registry/upstream.js";
 import { problems, routeApp } from "../route-app.js";
@@ -57,6 +58,7 @@ gatewayMcpRoutes.on(["GET", "POST", "DELETE"], GATEWAY_MCP_PATH, async (c) => {
     c.env,
     c.var.fetch,
     stepDeadline(target.stepTimeoutMs, c.env),
+    callerKey(c),
   );
   return gatewayResponse(res, {
     mcp: true,

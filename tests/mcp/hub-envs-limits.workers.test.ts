@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createHubApp } from "../../hub/app.js";
+import { hubClient, newTeam, uniqueName } from "../hub/client.js";
 
 /**
  * The hub's own `/envs/<name>/mcp` inside workerd, on its real Durable Objects: the hub's rate limit
@@ -130,5 +131,27 @@ describe("the hub's /envs/<name>/mcp under abuse", () => {
     });
     expect(res.status).toBe(406);
     expect(res.headers.get("mcp-session-id")).toBeNull();
+  });
+
+  it("the same bound holds for a built-in reached through the gateway's /mcp", async () => {
+    const api = hubClient(async (r) => hub.fetch(r, env));
+    const a = await newTeam(api);
+    const name = uniqueName("calc");
+    await api.call("POST", "/v1/envs", {
+      token: a.token,
+      body: { owner: a.team, name, visibility: "public" },
+    });
+    const pub = await api.call("POST", `/v1/envs/${a.team}/${name}/versions`, {
+      token: a.token,
+      body: { version: "1.0.0", builtin: "calculator" },
+    });
+    expect(pub.status).toBe(201);
+    const bound = { EDGEGYM_MCP_SESSIONS_PER_CLIENT: "2" };
+    const path = `/v1/envs/${a.team}/${name}@1.0.0/mcp?split=train&index=0`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post("203.0.113.9", INIT, bound, {}, path)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    // The caller's sessions at the hub's own /envs/calculator/mcp count toward the same bound.
+    expect((await post("203.0.113.9", INIT, bound)).status).toBe(429);
   });
 });
