@@ -19,6 +19,7 @@ import { initBackend, isBackendName } from "../../trainer/backend/backend.js";
 import { createModel } from "../../trainer/model/create-model.js";
 import { BACKENDS, type ModelConfig } from "../../trainer/model/types.js";
 import { createAdam } from "../../trainer/optim/optimizer-step.js";
+import { PolicyPool } from "../../trainer/parallel/policy-pool.js";
 import { maskedNll, type SftBatch, sftStep } from "../../trainer/sft/sft-step.js";
 import { findTorchPython, INSTALL_HINT, type PeerResult, runTorchPeer } from "./torch-peer.js";
 
@@ -114,7 +115,8 @@ async function awaitedStep(b: SftBatch): Promise<void> {
   );
   tf.dispose([value, norm, ...Object.values(grads)]);
 }
-const step = backend.value.name === "webgpu" ? () => awaitedStep(batch) : () => sftStep(model, adam, batch);
+const pool = PolicyPool.of({ policy: model });
+const step = backend.value.name === "webgpu" ? () => awaitedStep(batch) : () => sftStep(pool, adam, batch);
 for (let i = 0; i < 2; i++) await step();
 /** CPU seconds this process used: on a shared machine, wall time also counts other processes' turns. */
 const cpuSeconds = (since: NodeJS.CpuUsage) => {

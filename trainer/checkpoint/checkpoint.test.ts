@@ -8,6 +8,7 @@ import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import { sftStep } from "../sft/sft-step.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
@@ -52,8 +53,8 @@ describe("checkpoints", () => {
     if (!made.ok) throw new Error(made.error);
     const model = made.value;
     const adam = createAdam({ learningRate: 1e-2 });
-    sftStep(model, adam, BATCH);
-    sftStep(model, adam, BATCH);
+    await sftStep(PolicyPool.of({ policy: model }), adam, BATCH);
+    await sftStep(PolicyPool.of({ policy: model }), adam, BATCH);
     const saved = await saveCheckpoint(join(dir, "a"), {
       model,
       tokenizer: new ByteTokenizer(),
@@ -73,12 +74,12 @@ describe("checkpoints", () => {
     expect(values(copy.model)).toEqual(values(model));
     // One more step from the saved Adam moments lands exactly where continuing in memory does; a
     // fresh Adam moves every weight by ≈ lr = 1e-2 instead.
-    sftStep(model, adam, BATCH);
-    sftStep(copy.model, copy.optimizer as tf.AdamOptimizer, BATCH);
+    await sftStep(PolicyPool.of({ policy: model }), adam, BATCH);
+    await sftStep(PolicyPool.of({ policy: copy.model }), copy.optimizer as tf.AdamOptimizer, BATCH);
     const want = logitsOf(model, IDS);
     expect(logitsOf(copy.model, IDS)).toEqual(want);
     const fresh = (await loadCheckpoint(join(dir, "a"))) as { value: { model: PolicyModel } };
-    sftStep(fresh.value.model, createAdam({ learningRate: 1e-2 }), BATCH);
+    await sftStep(PolicyPool.of({ policy: fresh.value.model }), createAdam({ learningRate: 1e-2 }), BATCH);
     const drift = logitsOf(fresh.value.model, IDS).reduce(
       (m, x, i) => Math.max(m, Math.abs(x - (want[i] as number))),
       0,

@@ -8,6 +8,7 @@ import { createModel } from "../model/create-model.js";
 import { Transformer } from "../model/transformer.js";
 import type { ModelConfig } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import { sftStep } from "../sft/sft-step.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
@@ -37,7 +38,7 @@ function transformer(shape: Partial<ModelConfig> = {}): Transformer {
 async function trainedState(): Promise<{ model: Transformer; state: OptimizerState }> {
   const model = transformer({ valueHead: false });
   const adam = createAdam({ learningRate: 1e-2 });
-  sftStep(model, adam, BATCH);
+  await sftStep(PolicyPool.of({ policy: model }), adam, BATCH);
   const state = await encodeOptimizerState(adam, model.weights);
   if (!state.ok) throw new Error(state.error);
   return { model, state: state.value };
@@ -104,7 +105,7 @@ describe("optimizer state by variable name", () => {
     const { model: trained } = await trainedState();
     const other = transformer({ valueHead: false });
     const adam = createAdam({ learningRate: 1e-2 });
-    sftStep(trained, adam, BATCH);
+    await sftStep(PolicyPool.of({ policy: trained }), adam, BATCH);
     const saved = await saveCheckpoint(join(dir, "mixed"), {
       model: other,
       tokenizer: new ByteTokenizer(),

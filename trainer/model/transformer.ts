@@ -1,4 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { stopGradient } from "../algos/stop-gradient.js";
 import { forwardHidden, lmHead } from "./forward.js";
 import { generate } from "./generate.js";
 import { matmul } from "./matmul.js";
@@ -13,12 +14,6 @@ import type {
 } from "./types.js";
 import { targetScores } from "./vocab-ops.js";
 import { disposeWeights, initWeights, type Weights, weightList } from "./weights.js";
-
-/** The identity, with a zero gradient: what passes through it is a constant to the tape. */
-const stopGradient = tf.customGrad(((x: tf.Tensor) => ({
-  value: tf.clone(x),
-  gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy),
-})) as never) as <T extends tf.Tensor>(x: T) => T;
 
 /** Qwen2/Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention. */
 export class Transformer implements PolicyModel {

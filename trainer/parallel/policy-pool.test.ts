@@ -5,11 +5,10 @@ import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel, SampleOptions } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
-import { sftPassLoss, sftShards, sftStepParallel } from "../sft/sft-shard.js";
-import { maskedNll, type SftBatch, sftStep } from "../sft/sft-step.js";
+import { scoreRows } from "../rl/score.js";
+import { maskedNll, type SftBatch, sftPassLoss, sftShards, sftStep } from "../sft/sft-step.js";
 import { failsOnWorkers } from "../testing/worker-only-failure.js";
 import { PolicyPool } from "./policy-pool.js";
-import { scoreRows } from "./score-shard.js";
 import { shardGradients } from "./shard-task.js";
 import { readWeights } from "./weight-sync.js";
 
@@ -65,7 +64,7 @@ function expectAllClose(a: readonly Float32Array[], b: readonly Float32Array[], 
   expect(worst).toBeLessThanOrEqual(tolerance);
 }
 
-describe("PolicyPool on wasm: two threads give one thread's results", () => {
+describe("PolicyPool on wasm: two threads give the pool of one's results", () => {
   let model: PolicyModel;
   let reference: PolicyModel;
   let pool: PolicyPool;
@@ -109,6 +108,25 @@ describe("PolicyPool on wasm: two threads give one thread's results", () => {
     const split = await pool.gradients(sftPassLoss, shards);
     const whole = shardGradients({ policy: model }, sftPassLoss.loss, shards.flat());
     const names = model.trainableVariables.map((v) => v.name);
+    // The pool of one: one shard, whose gradient is the shard task's on this thread, bit for bit.
+    const alone = PolicyPool.of({ policy: model });
+    const own = sftShards(alone, BATCH);
+    expect(own).toHaveLength(1);
+    const local = await alone.gradients(sftPassLoss, own);
+    const direct = shardGradients({ policy: model }, sftPassLoss.loss, own[0] ?? []);
+    model.trainableVariables.forEach((v, i) => {
+      const g = direct.grads[i];
+      expect(local.grads[v.name] && Array.from(local.grads[v.name]?.dataSync() ?? [])).toEqual(
+        g ? Array.from(g.dataSync()) : undefined,
+      );
+    });
+    expect(local.notes).toEqual(direct.notes);
+    expectAllClose(
+      names.flatMap((n) => (n in split.grads ? [split.grads[n]?.dataSync() as Float32Array] : [])),
+      names.flatMap((n) => (n in local.grads ? [local.grads[n]?.dataSync() as Float32Array] : [])),
+      1e-5,
+    );
+    tf.dispose([...Object.values(local.grads), ...direct.grads.filter((g): g is tf.Tensor => g !== null)]);
     // The value head takes no part in the SFT loss, so neither way gives it a gradient.
     const reached = names.filter((n, i) => whole.grads[i] !== null && n in split.grads);
     expect(reached).toHaveLength(names.length - 2);
@@ -137,8 +155,10 @@ describe("PolicyPool on wasm: two threads give one thread's results", () => {
   it("takes the same optimizer step and sends the new weights before sampling again", async () => {
     const twin = tiny(11);
     expectAllClose(readWeights(twin), readWeights(model), 0);
-    const one = sftStep(twin, createAdam({ learningRate: 0.01 }), BATCH, { maxGradNorm: 1 });
-    const two = await sftStepParallel(pool, createAdam({ learningRate: 0.01 }), BATCH, { maxGradNorm: 1 });
+    const one = await sftStep(PolicyPool.of({ policy: twin }), createAdam({ learningRate: 0.01 }), BATCH, {
+      maxGradNorm: 1,
+    });
+    const two = await sftStep(pool, createAdam({ learningRate: 0.01 }), BATCH, { maxGradNorm: 1 });
     expect(two.tokens).toBe(one.tokens);
     expect(two.loss).toBeCloseTo(one.loss, 5);
     expect(two.gradNorm).toBeCloseTo(one.gradNorm, 5);
@@ -153,8 +173,8 @@ describe("PolicyPool on wasm: two threads give one thread's results", () => {
     const lengths = BATCH.mask.map((m) => m.lastIndexOf(1) + 1);
     const batch = { ids: BATCH.ids, targets: BATCH.targets, lengths, width: 8 };
     const opts = { values: true, reference: true, budget: 2 ** 25 };
-    const split = await scoreRows({ pool }, batch, opts);
-    const alone = await scoreRows({ models: { policy: model, reference } }, batch, opts);
+    const split = await scoreRows(pool, batch, opts);
+    const alone = await scoreRows(PolicyPool.of({ policy: model, reference }), batch, opts);
     const ids = tf.tensor2d(BATCH.ids, undefined, "int32");
     const targets = tf.tensor2d(BATCH.targets, undefined, "int32");
     const ev = model.evaluate(ids, targets, { values: true });
@@ -183,5 +203,22 @@ describe("PolicyPool on wasm: two threads give one thread's results", () => {
     );
     const again = await pool.sample(PROMPTS, OPTS);
     expect(again.tokens).toEqual((await model.sample(PROMPTS, OPTS)).tokens);
+  });
+});
+
+describe("the pool of one", () => {
+  it("is what one worker starts: no thread, every shard task run on this one", async () => {
+    const ready = await initBackend("wasm");
+    if (!ready.ok) throw new Error(ready.error);
+    const model = tiny(11);
+    const pool = await PolicyPool.start(1, "wasm", { policy: model });
+    expect(pool.size).toBe(1);
+    // The task throws on any worker thread, so its answer shows where it ran.
+    expect(await pool.forward(failsOnWorkers, [3])).toEqual([6]);
+    await expect(pool.forward(failsOnWorkers, [1, 2])).rejects.toThrow(/2 shards for 1 threads/);
+    // Sampling through the pool is the model's own sampling.
+    expect((await pool.sample(PROMPTS, OPTS)).tokens).toEqual((await model.sample(PROMPTS, OPTS)).tokens);
+    await pool.close();
+    model.dispose();
   });
 });

@@ -15,6 +15,8 @@ type Thread = { worker: Worker; pending: Map<number, Pending>; dead?: Error };
  * its own tfjs instance and copies of the models. Work is split into shards; shard 0 runs on the main
  * thread while the others run on the workers. Weights follow the main thread's models: every call
  * first sends whatever changed since the last one, so workers never compute with stale weights.
+ * One core is the pool of one ({@link PolicyPool.of}): no thread, no weight copies, every shard
+ * task run here, so a trainer has one compute path whatever `workers` is.
  */
 export class PolicyPool {
   private nextId = 0;
@@ -24,15 +26,26 @@ export class PolicyPool {
     private readonly threads: Thread[],
     readonly models: ShardModels,
   ) {
-    this.trackers = [["policy", new WeightTracker(models.policy)]];
-    if (models.reference) this.trackers.push(["reference", new WeightTracker(models.reference)]);
+    // With no thread to keep in step, nothing is copied.
+    this.trackers = threads.length === 0 ? [] : [["policy", new WeightTracker(models.policy)]];
+    if (threads.length > 0 && models.reference)
+      this.trackers.push(["reference", new WeightTracker(models.reference)]);
   }
 
-  /** Starts `workers − 1` threads on `backend` (the main thread's) with copies of `models`. */
+  /** The pool of one: `models` on this thread alone. */
+  static of(models: ShardModels): PolicyPool {
+    return new PolicyPool([], models);
+  }
+
+  /**
+   * Starts `workers − 1` threads on `backend` (the main thread's) with copies of `models`; one
+   * worker or fewer is {@link PolicyPool.of}.
+   */
   static async start(workers: number, backend: BackendName, models: ShardModels): Promise<PolicyPool> {
+    if (workers <= 1) return PolicyPool.of(models);
     const { Worker } = await import("node:worker_threads");
     const url = new URL("./worker-bootstrap.mjs", import.meta.url);
-    const threads = Array.from({ length: Math.max(0, workers - 1) }, (): Thread => {
+    const threads = Array.from({ length: workers - 1 }, (): Thread => {
       const thread: Thread = { worker: new Worker(url), pending: new Map() };
       const fail = (e: Error) => {
         thread.dead ??= e;

@@ -54,8 +54,8 @@ export function shardGradients<I>(
   const sums: (tf.Tensor | null)[] = variables.map(() => null);
   const notes: Record<string, number> = {};
   for (const input of inputs) {
-    // Metric scalars are kept through the tape and read after it (rl/update-step.ts's passGradients
-    // does the same), so nothing waits on the backend in the middle of the gradient.
+    // Metric scalars are kept through the tape and read after it, so nothing waits on the backend in
+    // the middle of the gradient.
     const noted: [string, tf.Tensor, number][] = [];
     const note: Note = (name, value, weight) => {
       // A copy: the noted scalar may be the loss itself, which variableGrads hands back to dispose.

@@ -1,15 +1,14 @@
 import type * as tf from "@tensorflow/tfjs-core";
 import { resolveMethod } from "../algos/registry.js";
-import { accumulate, PASS_ELEMENTS } from "../model/passes.js";
+import { PASS_ELEMENTS } from "../model/passes.js";
 import type { PolicyModel } from "../model/types.js";
-import type { PolicyPool } from "../parallel/policy-pool.js";
-import { scoreRows } from "../parallel/score-shard.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import type { Trajectory } from "../rollout/types.js";
 import { buildBatch } from "./batch.js";
 import type { TrainConfig } from "./config.js";
-import { scoreBatch } from "./score.js";
+import { scoreRows } from "./score.js";
 import { computeTargets } from "./targets.js";
-import { applyGradients, lossSettings, minibatchShards, passGradients, rlPassTask } from "./update-step.js";
+import { applyGradients, lossSettings, minibatchShards, rlPassTask } from "./update-step.js";
 
 export type UpdateContext = {
   model: PolicyModel;
@@ -19,8 +18,8 @@ export type UpdateContext = {
   config: TrainConfig;
   pad: number;
   /**
-   * Worker threads sharing the scoring and each minibatch's gradient (trainer/parallel); without one,
-   * everything runs here.
+   * The threads that share the scoring and each minibatch's gradient (trainer/parallel), holding
+   * `model` and `reference`; default the pool of one over them, which runs everything here.
    */
   pool?: PolicyPool;
   /** Budget of one forward(/backward) pass in float32 elements (model/passes.ts); default {@link PASS_ELEMENTS}. */
@@ -50,18 +49,13 @@ export async function rlUpdate(
   const merge = cfg.policyLoss === "ppo" && cfg.aggregation === "token-mean";
   const batch = buildBatch(trajectories, ctx.pad, merge);
   if (batch.sequences.length === 0) return { metrics: {}, trainTokens: 0 };
-  const scores = ctx.pool
-    ? await scoreRows({ pool: ctx.pool }, batch, {
-        values: loss.critic,
-        reference: ctx.reference !== undefined,
-        budget: passElements,
-      })
-    : scoreBatch(batch, {
-        model: ctx.model,
-        ...(ctx.reference ? { reference: ctx.reference } : {}),
-        values: loss.critic,
-        passElements,
-      });
+  const pool =
+    ctx.pool ?? PolicyPool.of({ policy: ctx.model, ...(ctx.reference ? { reference: ctx.reference } : {}) });
+  const scores = await scoreRows(pool, batch, {
+    values: loss.critic,
+    reference: ctx.reference !== undefined,
+    budget: passElements,
+  });
   const targets = computeTargets(batch, scores, cfg, method.estimator);
   const apart = new Set(
     loss.critic && cfg.valueTrunk === "detached" ? ctx.model.valueVariables.map((v) => v.name) : [],
@@ -75,21 +69,12 @@ export async function rlUpdate(
     for (let from = 0; from < batch.sequences.length; from += rowsPer) {
       const rows = batch.sequences.slice(from, from + rowsPer).map((_, i) => from + i);
       const data = { batch, scores, targets };
-      const threads = ctx.pool?.size ?? 1;
-      const shards = minibatchShards(data, rows, loss, ctx.model.config, passElements, threads).filter(
+      const shards = minibatchShards(data, rows, loss, ctx.model.config, passElements, pool.size).filter(
         (s) => s.length > 0,
       );
       // A minibatch with no trained token takes no optimizer step.
       if (shards.length === 0) continue;
-      let grads: tf.NamedTensorMap = {};
-      let metrics: Record<string, number> = {};
-      if (ctx.pool) ({ grads, notes: metrics } = await ctx.pool.gradients(rlPassTask, shards));
-      else
-        for (const pass of shards.flat()) {
-          const out = passGradients(ctx.model, pass);
-          accumulate(grads, out.grads);
-          addInto(metrics, out.metrics);
-        }
+      const { grads, notes: metrics } = await pool.gradients(rlPassTask, shards);
       const norms = applyGradients(ctx.optimizer, grads, cfg.maxGradNorm, apart);
       metrics["grad/norm"] = norms.norm;
       if (norms.apartNorm !== undefined) metrics["grad/value_norm"] = norms.apartNorm;

@@ -64,13 +64,10 @@ export async function runTraining(
   if (ref && !ref.ok) return ref;
   const reference = ref?.value;
   const pad = tokenizer.special.pad;
-  const pool =
-    config.workers > 1
-      ? await PolicyPool.start(config.workers, backend.value as BackendName, {
-          policy: model,
-          ...(reference ? { reference } : {}),
-        })
-      : undefined;
+  const pool = await PolicyPool.start(config.workers, backend.value as BackendName, {
+    policy: model,
+    ...(reference ? { reference } : {}),
+  });
   let last: Record<string, number> = {};
   const save = async (dir: string, checkpoint: Checkpoint) => {
     const saved = await io.saveCheckpoint(dir, checkpoint);
@@ -81,7 +78,7 @@ export async function runTraining(
     for (let iteration = 1; iteration <= config.iterations; iteration++) {
       const rollout = (round: number) =>
         runRollouts(
-          pool?.generator() ?? model,
+          pool.generator(),
           tokenizer,
           client,
           {
@@ -114,7 +111,7 @@ export async function runTraining(
       );
       const t0 = performance.now();
       const update = await rlUpdate(
-        { model, optimizer, config, pad, ...(reference ? { reference } : {}), ...(pool ? { pool } : {}) },
+        { model, optimizer, config, pad, pool, ...(reference ? { reference } : {}) },
         sample.train,
       );
       const seconds = (performance.now() - t0) / 1000;
@@ -148,7 +145,7 @@ export async function runTraining(
     });
     await writeReport(config.out, `${manifest.name} · ${config.algorithm}`);
   } finally {
-    await pool?.close();
+    await pool.close();
     reference?.dispose();
     await client.close();
   }

@@ -1,6 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { type Pass, planPasses, rowsOf } from "../model/passes.js";
-import type { PolicyModel } from "../model/types.js";
+import { type Pass, rowsOf } from "../model/passes.js";
+import type { PolicyPool } from "../parallel/policy-pool.js";
+import { forwardTask, type ShardModels } from "../parallel/shard-task.js";
+import { shardPasses } from "../parallel/shards.js";
 import type { TrainBatch } from "./batch.js";
 
 /**
@@ -10,39 +12,79 @@ import type { TrainBatch } from "./batch.js";
  */
 export type Scores = { logprobs: number[][]; values?: number[][]; refLogprobs?: number[][] };
 
-export type ScoreOptions = {
-  model: PolicyModel;
-  reference?: PolicyModel;
-  /** Read the value head too (a method with a critic). */
+/** One shard's passes, each with its rows' ids and targets trimmed to the pass width. */
+export type ScoreInput = {
+  passes: { pass: Pass; ids: number[][]; targets: number[][] }[];
   values: boolean;
-  /** Budget of one forward pass in float32 elements (model/passes.ts). */
-  passElements: number;
+  reference: boolean;
 };
+export type ScoreOutput = ({ pass: Pass } & Scores)[];
 
-/** Scores every row of `batch` under the current weights, without gradients, in passes of bounded size. */
-export function scoreBatch(batch: TrainBatch, opts: ScoreOptions): Scores {
-  const empty = () => batch.sequences.map(() => new Array<number>(batch.width).fill(0));
+/** Logprobs (and values, reference logprobs) of a shard's passes under the thread's weights, no gradients. */
+export const scorePasses = forwardTask<ScoreInput, ScoreOutput>(
+  import.meta.url,
+  "scorePasses",
+  (models: ShardModels, input) =>
+    input.passes.map(({ pass, ids, targets }) =>
+      tf.tidy(() => {
+        const idsT = tf.tensor2d(ids, undefined, "int32");
+        const targetsT = tf.tensor2d(targets, undefined, "int32");
+        const ev = models.policy.evaluate(idsT, targetsT, { values: input.values });
+        const ref = input.reference ? models.reference : undefined;
+        if (input.reference && ref === undefined)
+          throw new Error("scoring asked for a reference this thread lacks");
+        return {
+          pass,
+          logprobs: ev.logprobs.arraySync(),
+          ...(ev.values ? { values: ev.values.arraySync() } : {}),
+          ...(ref ? { refLogprobs: ref.logprobsOf(idsT, targetsT).arraySync() } : {}),
+        };
+      }),
+    ),
+);
+
+/**
+ * Scores every row of `batch` (right-padded `ids`, `targets` `[R, width]`, `lengths` the real
+ * lengths) under the pool's current weights, without gradients, in passes of at most `budget`
+ * float32 elements split across the pool's threads; with the reference's logprobs when asked (the
+ * pool then holds one).
+ */
+export async function scoreRows(
+  pool: PolicyPool,
+  batch: Pick<TrainBatch, "ids" | "targets" | "lengths" | "width">,
+  opts: { values: boolean; reference: boolean; budget: number },
+): Promise<Scores> {
+  const rows = batch.ids.map((_, r) => r);
+  const shards = shardPasses(batch.lengths, rows, pool.models.policy.config, opts.budget, pool.size);
+  const inputs: ScoreInput[] = shards.map((passes) => ({
+    passes: passes.map((pass) => ({
+      pass,
+      ids: rowsOf(batch.ids, pass),
+      targets: rowsOf(batch.targets, pass),
+    })),
+    values: opts.values,
+    reference: opts.reference,
+  }));
+  const outputs = await pool.forward(scorePasses, inputs);
+  const empty = () => batch.ids.map(() => new Array<number>(batch.width).fill(0));
   const out: Scores = {
     logprobs: empty(),
     ...(opts.values ? { values: empty() } : {}),
     ...(opts.reference ? { refLogprobs: empty() } : {}),
   };
-  const place = (into: number[][], pass: Pass, rows: number[][]) => {
+  const place = (into: number[][] | undefined, pass: Pass, got: number[][] | undefined) => {
+    if (into === undefined || got === undefined) return;
     pass.rows.forEach((r, i) => {
-      into[r] = [...(rows[i] as number[]), ...(into[r] as number[]).slice(pass.width)];
+      (got[i] as number[]).forEach((x, t) => {
+        (into[r] as number[])[t] = x;
+      });
     });
   };
-  const all = batch.sequences.map((_, r) => r);
-  for (const pass of planPasses(batch.lengths, all, opts.model.config, opts.passElements)) {
-    tf.tidy(() => {
-      const ids = tf.tensor2d(rowsOf(batch.ids, pass), undefined, "int32");
-      const targets = tf.tensor2d(rowsOf(batch.targets, pass), undefined, "int32");
-      const ev = opts.model.evaluate(ids, targets, { values: opts.values });
-      place(out.logprobs, pass, ev.logprobs.arraySync());
-      if (out.values && ev.values) place(out.values, pass, ev.values.arraySync());
-      if (opts.reference && out.refLogprobs)
-        place(out.refLogprobs, pass, opts.reference.logprobsOf(ids, targets).arraySync());
-    });
-  }
+  for (const shard of outputs)
+    for (const p of shard) {
+      place(out.logprobs, p.pass, p.logprobs);
+      place(out.values, p.pass, p.values);
+      place(out.refLogprobs, p.pass, p.refLogprobs);
+    }
   return out;
 }

@@ -3,18 +3,19 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createModel } from "../model/create-model.js";
 import { accumulate } from "../model/passes.js";
 import type { PolicyModel } from "../model/types.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import { resolveTask, shardGradients } from "../parallel/shard-task.js";
 import { stepRecord, trajectory } from "../testing/rollout-fixtures.js";
 import { useCpu } from "../testing/test-backend.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
-import { scoreBatch } from "./score.js";
+import { scoreRows } from "./score.js";
 import { computeTargets } from "./targets.js";
 import {
   applyGradients,
   lossSettings,
-  minibatchPasses,
-  passGradients,
+  minibatchShards,
+  type RlPassInput,
   rlPassLoss,
   rlPassTask,
 } from "./update-step.js";
@@ -39,8 +40,8 @@ function model(): PolicyModel {
   return m.value;
 }
 
-/** PPO's passes over four one-step episodes (two groups), one row per pass. */
-function ppoPasses(m: PolicyModel) {
+/** PPO's passes over four one-step episodes (two groups), one row per pass, on one thread. */
+async function ppoPasses(m: PolicyModel) {
   const episodes = [0, 1, 2, 3].map((e) =>
     trajectory([
       stepRecord({ episode: e, group: e >> 1, responseIds: [4, 5 + e], reward: e % 2, done: true }),
@@ -48,19 +49,34 @@ function ppoPasses(m: PolicyModel) {
   );
   const batch = buildBatch(episodes, 0);
   const cfg = TrainConfig.parse({ algorithm: "ppo", entropyCoef: 0.01 });
-  const scores = scoreBatch(batch, { model: m, values: true, passElements: 1 });
+  const scores = await scoreRows(PolicyPool.of({ policy: m }), batch, {
+    values: true,
+    reference: false,
+    budget: 1,
+  });
   const targets = computeTargets(batch, scores, cfg, "gae");
   const loss = lossSettings(cfg, true);
-  return minibatchPasses({ batch, scores, targets }, [0, 1, 2, 3], loss, m.config, 1);
+  return minibatchShards({ batch, scores, targets }, [0, 1, 2, 3], loss, m.config, 1, 1).flat();
+}
+
+/** One pass's gradient by variable name and its weighted metrics, as a thread computes them. */
+function passGradients(m: PolicyModel, pass: RlPassInput) {
+  const out = shardGradients({ policy: m }, rlPassLoss, [pass]);
+  const grads: tf.NamedTensorMap = {};
+  m.trainableVariables.forEach((v, i) => {
+    const g = out.grads[i];
+    if (g) grads[v.name] = g;
+  });
+  return { grads, metrics: out.notes };
 }
 
 const values = (grads: tf.NamedTensorMap) =>
   Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, Array.from(g.dataSync())]));
 
 describe("one pass of the update step", () => {
-  it("takes its input as plain data: a structured clone (as a worker thread gets it) gives the same gradient", () => {
+  it("takes its input as plain data: a structured clone (as a worker thread gets it) gives the same gradient", async () => {
     const m = model();
-    const passes = ppoPasses(m);
+    const passes = await ppoPasses(m);
     // A budget of 1 element puts each of the 4 rows in a pass of its own.
     expect(passes).toHaveLength(4);
     const pass = passes[0];
@@ -80,9 +96,9 @@ describe("one pass of the update step", () => {
     m.dispose();
   });
 
-  it("leaves only its gradients behind (the metric scalars read after the tape are freed)", () => {
+  it("leaves only its gradients behind (the metric scalars read after the tape are freed)", async () => {
     const m = model();
-    const pass = ppoPasses(m)[1];
+    const pass = (await ppoPasses(m))[1];
     if (!pass) throw new Error("no pass");
     const before = tf.memory().numTensors;
     const { grads } = passGradients(m, pass);
@@ -94,7 +110,7 @@ describe("one pass of the update step", () => {
   it("is a task worker threads find by name, and their summed gradient is the step's", async () => {
     expect((await resolveTask(rlPassTask)).loss).toBe(rlPassLoss);
     const m = model();
-    const passes = ppoPasses(m);
+    const passes = await ppoPasses(m);
     const grads: tf.NamedTensorMap = {};
     const metrics: Record<string, number> = {};
     for (const pass of passes) {
@@ -113,9 +129,9 @@ describe("one pass of the update step", () => {
 });
 
 describe("a detached value head", () => {
-  it("takes the value loss's gradient alone: the trunk gets none, the head the same as when shared", () => {
+  it("takes the value loss's gradient alone: the trunk gets none, the head the same as when shared", async () => {
     const m = model();
-    const first = ppoPasses(m)[0];
+    const first = (await ppoPasses(m))[0];
     if (!first) throw new Error("no pass");
     // Zero advantages and no entropy bonus leave the value loss as the only term with a gradient.
     const pass = {

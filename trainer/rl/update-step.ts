@@ -1,8 +1,8 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { clipGradNorm, entropyBonus, klLoss, policyLosses, valueLoss } from "../algos/index.js";
-import { planPasses, rowsOf } from "../model/passes.js";
-import type { ModelConfig, PolicyModel } from "../model/types.js";
-import { lossTask } from "../parallel/shard-task.js";
+import { rowsOf } from "../model/passes.js";
+import type { ModelConfig } from "../model/types.js";
+import { lossTask, type Note, type ShardModels } from "../parallel/shard-task.js";
 import { shardPasses } from "../parallel/shards.js";
 import type { TrainBatch } from "./batch.js";
 import type { TrainConfig } from "./config.js";
@@ -52,15 +52,12 @@ export type RlPassInput = {
   loss: LossSettings;
 };
 
-/** Records `weight · value` of a scalar under the metric `name` (summed over passes). */
-export type Note = (name: string, value: tf.Tensor, weight: number) => void;
-
 /**
  * The loss of one pass, weighted by its shares so that the passes' gradients sum to the minibatch's:
  *   L = share_agg·(L_policy + β·L_kl − entropy bonus) + share_value·c_v·L_value,
  * the KL term only with `klMode: loss` (with `reward` it is in the advantages, and only noted here).
  */
-export function rlPassLoss(models: { policy: PolicyModel }, input: RlPassInput, note: Note): tf.Scalar {
+export function rlPassLoss(models: ShardModels, input: RlPassInput, note: Note): tf.Scalar {
   const s = input.loss;
   const { share } = input;
   const ids = tf.tensor2d(input.ids, undefined, "int32");
@@ -117,30 +114,6 @@ export function rlPassLoss(models: { policy: PolicyModel }, input: RlPassInput, 
 export const rlPassTask = lossTask(import.meta.url, "rlPassTask", rlPassLoss);
 
 /**
- * The gradient of one pass's loss with respect to the policy's trainable variables, and the pass's
- * weighted metrics. The metric scalars are kept through the tape and read after it, so nothing waits
- * on the device in the middle of the gradient computation.
- */
-export function passGradients(
-  policy: PolicyModel,
-  input: RlPassInput,
-): { grads: tf.NamedTensorMap; metrics: Record<string, number> } {
-  const notes: [string, tf.Tensor, number][] = [];
-  const note: Note = (name, value, weight) => {
-    notes.push([name, tf.keep(value), weight]);
-  };
-  const { grads, value } = tf.tidy(() =>
-    tf.variableGrads(() => rlPassLoss({ policy }, input, note), policy.trainableVariables as tf.Variable[]),
-  );
-  value.dispose();
-  const metrics: Record<string, number> = {};
-  for (const [name, v, weight] of notes)
-    metrics[name] = (metrics[name] ?? 0) + weight * (v.dataSync()[0] as number);
-  tf.dispose(notes.map(([, v]) => v));
-  return { grads, metrics };
-}
-
-/**
  * Clips the minibatch's summed gradient to a global norm and applies it; returns the norm before
  * clipping. The gradients named in `apart` (a detached value head's) are clipped to the same bound as a
  * group of their own, and their norm is returned as `apartNorm`.
@@ -176,25 +149,11 @@ function countsOf(rows: readonly number[], mask: number[][], valueMask: number[]
 }
 
 /**
- * The minibatch `rows` as pass inputs of bounded size ({@link planPasses}), each with its share of the
- * minibatch's counts, so that the passes' losses sum to the one-pass loss. Passes that train nothing
- * are left out; a minibatch that trains nothing gives none.
- */
-export function minibatchPasses(
-  data: { batch: TrainBatch; scores: Scores; targets: Targets },
-  rows: readonly number[],
-  loss: LossSettings,
-  model: ModelConfig,
-  passElements: number,
-): RlPassInput[] {
-  return minibatchShards(data, rows, loss, model, passElements, 1).flat();
-}
-
-/**
- * {@link minibatchPasses} for `threads` threads: the rows split into shards of about equal cost
- * (trainer/parallel/shards.ts), each planned into passes; every share is still of the whole
- * minibatch's counts, so the passes' gradients sum to the minibatch's wherever they run. One thread
- * gives one shard, planned as {@link planPasses} plans the minibatch.
+ * The minibatch `rows` as pass inputs of bounded size for `threads` threads: the rows split into
+ * shards of about equal cost (trainer/parallel/shards.ts), each planned into passes, each pass with
+ * its share of the whole minibatch's counts, so that the passes' losses sum to the one-pass loss and
+ * their gradients to the minibatch's wherever they run. Passes that train nothing are left out; a
+ * minibatch that trains nothing gives none.
  */
 export function minibatchShards(
   data: { batch: TrainBatch; scores: Scores; targets: Targets },

@@ -14,7 +14,6 @@ import { episodeMetrics } from "../rollout/summary.js";
 import { openRunDir, type RunIO } from "../run/run-io.js";
 import type { SftConfig } from "./sft-config.js";
 import { padSftRows, type SftRow, sftRows } from "./sft-rows.js";
-import { sftStepParallel } from "./sft-shard.js";
 import { sftStep } from "./sft-step.js";
 
 export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;
@@ -78,10 +77,7 @@ export async function runSft(
   const optimizer =
     policy.value.checkpoint?.optimizer?.withLearningRate(config.lr) ??
     createAdam({ learningRate: config.lr });
-  const pool =
-    config.workers > 1
-      ? await PolicyPool.start(config.workers, backend.value as BackendName, { policy: model })
-      : undefined;
+  const pool = await PolicyPool.start(config.workers, backend.value as BackendName, { policy: model });
   const order = rows.map((_, i) => i);
   const shuffle = rng(config.seed);
   let last: Record<string, number> = {};
@@ -98,9 +94,7 @@ export async function runSft(
     for (let from = 0; from < order.length; from += config.batchRows) {
       const chunk = order.slice(from, from + config.batchRows).map((r) => rows[r] as SftRow);
       const rowsBatch = padSftRows(chunk, tokenizer.special.pad);
-      const step = pool
-        ? await sftStepParallel(pool, optimizer, rowsBatch, { maxGradNorm: config.maxGradNorm })
-        : sftStep(model, optimizer, rowsBatch, { maxGradNorm: config.maxGradNorm });
+      const step = await sftStep(pool, optimizer, rowsBatch, { maxGradNorm: config.maxGradNorm });
       loss += step.loss;
       learned += step.tokens;
       // Every position the model runs, as RL's figure counts them, not only the learned ones.
@@ -117,7 +111,7 @@ export async function runSft(
     await run.metrics(last);
     onEpoch(epoch, config.epochs, last);
   }
-  await pool?.close();
+  await pool.close();
   // The loss curve, as an RL run's report.png shows its curves.
   await writeReport(config.out, `${manifest.name} · sft`);
   const checkpoint = run.checkpoint("final");

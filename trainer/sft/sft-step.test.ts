@@ -4,6 +4,7 @@ import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { BackendName, PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import { maskedNll, sftStep } from "./sft-step.js";
 
 const TINY = { vocabSize: 32, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 16 };
@@ -41,12 +42,13 @@ describe.each(["wasm", "cpu"] as const)("SFT step on %s", (backend) => {
     expect(tf.getBackend()).toBe(backend);
     const model = tiny();
     const adam = createAdam({ learningRate: 1e-2 });
-    const first = sftStep(model, adam, BATCH, { maxGradNorm: 1 });
+    const pool = PolicyPool.of({ policy: model });
+    const first = await sftStep(pool, adam, BATCH, { maxGradNorm: 1 });
     expect(Number.isFinite(first.gradNorm) && first.gradNorm > 0).toBe(true);
     // Σ mask = 4 + 3.
     expect(first.tokens).toBe(7);
     let last = first;
-    for (let i = 0; i < 4; i++) last = sftStep(model, adam, BATCH, { maxGradNorm: 1 });
+    for (let i = 0; i < 4; i++) last = await sftStep(pool, adam, BATCH, { maxGradNorm: 1 });
     expect(last.loss).toBeLessThan(first.loss - 0.1);
     model.dispose();
     adam.dispose();
@@ -64,8 +66,9 @@ describe("SFT step on a model with a value head", () => {
     const embed = Array.from((model.trainableVariables[0] as tf.Variable).dataSync());
     const adam = createAdam({ learningRate: 1e-2 });
     // Both the clipped (scaled) and unclipped gradient paths.
-    const clipped = sftStep(model, adam, BATCH, { maxGradNorm: 1e-3 });
-    const plain = sftStep(model, adam, BATCH);
+    const pool = PolicyPool.of({ policy: model });
+    const clipped = await sftStep(pool, adam, BATCH, { maxGradNorm: 1e-3 });
+    const plain = await sftStep(pool, adam, BATCH);
     expect(clipped.gradNorm).toBeGreaterThan(1e-3);
     expect(Number.isFinite(plain.loss)).toBe(true);
     expect(head.map((v) => Array.from(v.dataSync()))).toEqual(before);
@@ -157,17 +160,17 @@ describe("SFT step in passes (wasm, whose heap is capped at 4 GiB)", () => {
       ],
       20,
     );
-    const run = (passElements: number) => {
+    const run = async (passElements: number) => {
       const m = model();
       const before = weights(m);
-      const out = sftStep(m, tf.train.sgd(1), batch, { passElements });
+      const out = await sftStep(PolicyPool.of({ policy: m }), tf.train.sgd(1), batch, { passElements });
       const delta = weights(m).map((w, i) => w.map((x, j) => x - (before[i]?.[j] ?? 0)));
       m.dispose();
       return { out, delta };
     };
-    const one = run(Number.POSITIVE_INFINITY);
+    const one = await run(Number.POSITIVE_INFINITY);
     // A budget of 1 element: each live row is its own pass (3 passes, the empty row skipped).
-    const split = run(1);
+    const split = await run(1);
     expect(split.out.tokens).toBe(12);
     expect(split.out.loss).toBeCloseTo(one.out.loss, 5);
     expect(split.out.gradNorm).toBeCloseTo(one.out.gradNorm, 4);
@@ -188,8 +191,10 @@ describe("SFT step in passes (wasm, whose heap is capped at 4 GiB)", () => {
       );
       const base = tf.memory().numBytes;
       // Budget: 2 rows of width 400.
-      const info = await tf.profile(() => {
-        sftStep(m, tf.train.sgd(0.1), batch, { passElements: 2 * 400 * (2 * 4 * 400 + 2 * 64) });
+      const info = await tf.profile(async () => {
+        await sftStep(PolicyPool.of({ policy: m }), tf.train.sgd(0.1), batch, {
+          passElements: 2 * 400 * (2 * 4 * 400 + 2 * 64),
+        });
       });
       m.dispose();
       return info.peakBytes - base;

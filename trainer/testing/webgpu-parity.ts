@@ -3,6 +3,7 @@ import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
+import { PolicyPool } from "../parallel/policy-pool.js";
 import { type LossSettings, type RlPassInput, rlPassLoss } from "../rl/update-step.js";
 import { maskedNll, sftStep } from "../sft/sft-step.js";
 
@@ -228,7 +229,7 @@ export const PARITY_CASES: Record<string, () => Promise<ParityResult>> = {
     const adam = createAdam({ learningRate: 1e-2 });
     let message = "sftStep ran";
     try {
-      sftStep(model, adam, { ids: IDS, targets: TARGETS, mask: MASK });
+      await sftStep(PolicyPool.of({ policy: model }), adam, { ids: IDS, targets: TARGETS, mask: MASK });
     } catch (e) {
       message = e instanceof Error ? e.message : String(e);
     }

@@ -30,7 +30,7 @@ import { cliIO } from "../../../../trainer/cli/run-io.js";
 import { connectEnv } from "../../../../trainer/client/connect-env.js";
 import { createAdam } from "../../../../trainer/optim/optimizer-step.js";
 import { PolicyPool } from "../../../../trainer/parallel/policy-pool.js";
-import { sftStepParallel } from "../../../../trainer/sft/sft-shard.js";
+import { sftStep } from "../../../../trainer/sft/sft-step.js";
 import { collectDemos } from "../../../../trainer/rollout/demos.js";
 import { padSftRows, type SftRow, sftRows } from "../../../../trainer/sft/sft-rows.js";
 
@@ -267,7 +267,7 @@ for (let s = 1; s <= steps; s++) {
     const questions = templates[k % templates.length] ?? [];
     return (questions[r.int(0, questions.length - 1)] as () => SftRow)();
   });
-  const step = await sftStepParallel(pool, optimizer, padSftRows(rows, tokenizer.special.pad), { maxGradNorm: 1 });
+  const step = await sftStep(pool, optimizer, padSftRows(rows, tokenizer.special.pad), { maxGradNorm: 1 });
   window += step.loss;
   windowSteps++;
   if (s % 50 === 0 || s === steps) {
