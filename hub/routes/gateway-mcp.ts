@@ -10,7 +10,16 @@ import { callUpstream, stepDeadline } from "../registry/upstream.js";
 import { problems, routeApp } from "../route-app.js";
 
 /** The request headers of MCP's Streamable HTTP transport that the env must see. */
-const FORWARDED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"];
+const FORWARDED = [
+  "content-type",
+  "accept",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+  // The 2026-07-28 revision names each request's method and target in headers too, and checks they agree.
+  "mcp-method",
+  "mcp-name",
+];
 
 /**
  * `/v1/envs/{owner}/{name}@{version}/mcp`: the env's MCP endpoint through the gateway, with the same

@@ -1,3 +1,7 @@
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -22,6 +26,27 @@ export async function connectMcp(
   const client = new Client({ name: "edgegym-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * The official v2 client, negotiating (`server/discover` first) as clients of the 2026-07-28
+ * revision do: it picks that revision when the server offers it and falls back to initialize if not.
+ */
+export async function connectStatelessMcp(
+  url: string,
+  options: McpConnectOptions = {},
+): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name: "edgegym-test", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(url), {
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.headers ? { requestInit: { headers: options.headers } } : {}),
+    }),
+  );
+  return client;
 }
 
 /** The text of a tool result's content (every text part, joined). */

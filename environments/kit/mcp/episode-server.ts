@@ -132,7 +132,7 @@ async function callTool(
   try {
     result = await env.step({ session: episode.token, action }, ctx.runtime, ctx.now());
   } catch (e) {
-    throw asMcpError(e);
+    throw mcpError(e);
   }
   const steps = episode.step + 1;
   const ret = episode.return + result.reward;
@@ -178,7 +178,7 @@ async function callTool(
 }
 
 /** The tool's response text: the tool message answering `call_0` (the whole context when replaced). */
-function toolText(result: StepResult): string {
+export function toolText(result: StepResult): string {
   const messages = result.observation.messages;
   const reply = messages.findLast((m) => m.role === "tool" && m.tool_call_id === "call_0");
   if (reply?.role === "tool") return reply.content;
@@ -186,12 +186,12 @@ function toolText(result: StepResult): string {
   return typeof last?.content === "string" ? last.content : "";
 }
 
-function toolError(text: string): CallToolResult {
+export function toolError(text: string): CallToolResult {
   return { content: [{ type: "text", text: `Error: ${text}` }], isError: true };
 }
 
 /** edgegym problems as MCP errors: the code stays in the message and `data`, the detail is kept. */
-function asMcpError(e: unknown): RpcError {
+export function mcpError(e: unknown): RpcError {
   if (!(e instanceof EdgegymError)) {
     console.error("edgegym: MCP step failed", e);
     return new RpcError(ErrorCode.InternalError, "internal error while stepping the episode");

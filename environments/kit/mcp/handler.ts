@@ -5,6 +5,7 @@ import {
   isInitializeRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isJsonContentType, isLegacyRequest } from "@modelcontextprotocol/server";
 import { EdgegymError } from "../../../shared/errors.js";
 import { MAX_BODY_BYTES, readText } from "../../../shared/http.js";
 import { SessionRequest } from "../../../shared/protocol.js";
@@ -19,6 +20,7 @@ import {
   type McpSessionStore,
   MemorySessionStore,
 } from "./session-store.js";
+import { statelessMcpHandler } from "./stateless-server.js";
 import { mcpTools } from "./tools.js";
 
 export type McpOptions = {
@@ -64,7 +66,8 @@ const SESSION_HEADER = "mcp-session-id";
  * `<env base>/mcp`: the MCP Streamable HTTP transport (JSON responses, no server-initiated stream).
  * `initialize` starts an episode and answers with a fresh `Mcp-Session-Id`; later requests find the
  * episode's current token in the store under that id. The SDK's server and transport run per request,
- * so any instance that reaches the store serves any session.
+ * so any instance that reaches the store serves any session. Requests in the 2026-07-28 revision's
+ * envelope (`server/discover` first) go to the stateless server, which keeps nothing.
  */
 export function createMcpHandler(
   env: Environment,
@@ -73,6 +76,7 @@ export function createMcpHandler(
   const now = options.now ?? Date.now;
   const memory = options.store ?? new MemorySessionStore(options.maxSessions, options.maxSessionsPerClient);
   let listed: { tools: Tool[]; finalAnswerTool: string | undefined } | undefined;
+  const stateless = statelessMcpHandler(env, now);
 
   return async (request, runtime) => {
     const perClient =
@@ -100,6 +104,12 @@ export function createMcpHandler(
     } catch (e) {
       if (e instanceof EdgegymError) throw e;
       return rpcError(null, ErrorCode.ParseError, "Parse error: the body is not JSON", 400);
+    }
+    if (!(await isLegacyRequest(request, body))) {
+      if (!isJsonContentType(request.headers.get("content-type"))) {
+        return rpcError(null, ErrorCode.InvalidRequest, "Unsupported Media Type: send application/json", 415);
+      }
+      return stateless(request, body, runtime);
     }
     listed ??= mcpTools(env);
 
