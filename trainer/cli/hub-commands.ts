@@ -13,22 +13,7 @@ import { action, hubApi, splitRef } from "./hub-client.js";
 import { registerEvalCommands } from "./hub-evals.js";
 import { hubOptions } from "./hub-options.js";
 import { registerTeamCommands } from "./hub-teams.js";
-
-/** What the user asked to change; the hub checks the values (its refusal names the field). */
-type EnvChange = UpdateEnv;
-/** A flag's value where the hub expects one of a few (`public`/`private`): the hub judges it. */
-type Visibility = NonNullable<UpdateEnv["visibility"]>;
-
-/** What `envs update` (or `publish` on an existing env) says it changed, e.g. `visibility private`. */
-function describeChange(c: EnvChange): string {
-  return [
-    c.visibility === undefined ? "" : `visibility ${c.visibility}`,
-    c.description === undefined ? "" : `description ${JSON.stringify(c.description)}`,
-    c.tags === undefined ? "" : `tags ${c.tags.join(",")}`,
-  ]
-    .filter(Boolean)
-    .join(", ");
-}
+import { describeChange, publishVersion, type Visibility } from "./publish.js";
 
 /**
  * `edgegym login | publish | envs list|show|update`, plus the team, token, share, leaderboard and
@@ -77,43 +62,12 @@ export function registerHub(program: Command): void {
           description?: string;
         },
       ) => {
-        const { owner, name } = splitRef(ref);
-        const hub = hubApi(o);
-        const env = hub.v1.envs[":owner"][":name"];
-        const existing = await hubJson(env.$get({ param: { owner, name } })).catch((e: unknown) => {
-          if (e instanceof HubError && e.status === 404) return null;
-          throw e;
-        });
-        if (!existing) {
-          await hubJson(
-            hub.v1.envs.$post({
-              json: {
-                owner,
-                name,
-                visibility: (o.visibility ?? "private") as Visibility,
-                description: o.description ?? "",
-              },
-            }),
+        if ((o.endpoint === undefined) === (o.builtin === undefined))
+          throw new HubError(
+            "publish: give exactly one of --endpoint or --builtin (or push a bundle: edgegym push)",
           );
-        }
-        const source = o.endpoint ? { endpoint: o.endpoint } : { builtin: o.builtin };
-        const v = await hubJson(
-          env.versions.$post({ param: { owner, name }, json: { version: o.version, ...source } }),
-        );
-        console.log(`published ${owner}/${name}@${v.version} (${v.contentHash})`);
-        // On an existing env the flags are not silently dropped: what differs is changed (owner only).
-        const change: EnvChange = {
-          ...(o.visibility !== undefined && o.visibility !== existing?.visibility
-            ? { visibility: o.visibility as Visibility }
-            : {}),
-          ...(o.description !== undefined && o.description !== existing?.description
-            ? { description: o.description }
-            : {}),
-        };
-        if (existing && Object.keys(change).length > 0) {
-          await hubJson(env.$patch({ param: { owner, name }, json: change }));
-          console.log(`updated ${owner}/${name}: ${describeChange(change)}`);
-        }
+        const source = o.endpoint ? { endpoint: o.endpoint } : { builtin: o.builtin as string };
+        await publishVersion(ref, o.version, source, o);
       },
     ),
   );
@@ -165,7 +119,7 @@ export function registerHub(program: Command): void {
     action(
       async (ref: string, o: HubFlags & { visibility?: string; description?: string; tags?: string }) => {
         const { owner, name } = splitRef(ref);
-        const change: EnvChange = {
+        const change: UpdateEnv = {
           ...(o.visibility === undefined ? {} : { visibility: o.visibility as Visibility }),
           ...(o.description === undefined ? {} : { description: o.description }),
           ...(o.tags === undefined ? {} : { tags: o.tags.split(",").filter(Boolean) }),

@@ -3,6 +3,8 @@ import { registerDemos } from "./demos.js";
 import { registerEval } from "./eval.js";
 import { registerExpand } from "./expand.js";
 import { registerHub } from "./hub-commands.js";
+import { registerInit } from "./init.js";
+import { registerPush } from "./push.js";
 import { UserError } from "./run-io.js";
 import { registerServe } from "./serve.js";
 import { registerSft } from "./sft.js";
@@ -39,6 +41,8 @@ registerServe(program);
 registerTokenizer(program);
 registerExpand(program);
 registerHub(program);
+registerInit(program);
+registerPush(program);
 
 try {
   await program.parseAsync(process.argv);
