@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregate } from "./aggregate.js";
+import { aggregate } from "./eval-aggregate.js";
 
 describe("aggregate", () => {
   it("counts missing tasks as failures at the minimum return", () => {

@@ -1,4 +1,11 @@
-import { claimedSuccess } from "../../shared/success.js";
+import type { EvalAggregate } from "./evals.js";
+import { claimedSuccess } from "./success.js";
+
+/**
+ * The figures of an evaluation, computed in this one place: the hub's aggregate of a run, the
+ * trainer's local evaluation table, the pipeline's greedy plays and `npm run results` all count
+ * the same way, so a figure means the same wherever it is printed.
+ */
 
 /**
  * One task's outcome; `null` when no verified episode arrived for it. `success` is the verified
@@ -7,19 +14,16 @@ import { claimedSuccess } from "../../shared/success.js";
  */
 export type TaskOutcome = { return: number; finalReward: number; steps: number; success?: boolean } | null;
 
-export type Aggregate = {
-  /** Tasks in the run's fixed set. */
-  n: number;
-  /** Tasks with a verified episode. */
-  verified: number;
-  meanReturn: number;
-  /** Share of tasks whose env reported success (see {@link TaskOutcome}). */
-  successRate: number;
-  /** Standard error of the mean return: sample std / sqrt(n); 0 when n = 1. */
-  stderr: number;
-  /** Mean steps over verified episodes; null when there are none. */
-  meanSteps: number | null;
-};
+export type Aggregate = EvalAggregate;
+
+/** The mean of `values` and its standard error, sample std / sqrt(n) (0 when n ≤ 1; mean 0 when empty). */
+export function meanStderr(values: readonly number[]): { mean: number; stderr: number } {
+  const n = values.length;
+  if (n === 0) return { mean: 0, stderr: 0 };
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  const ss = values.reduce((a, r) => a + (r - mean) ** 2, 0);
+  return { mean, stderr: n > 1 ? Math.sqrt(ss / (n - 1)) / Math.sqrt(n) : 0 };
+}
 
 /**
  * Aggregates a run over its whole task set `[n]`. A task without a verified episode counts as a
@@ -31,10 +35,7 @@ export type Aggregate = {
 export function aggregate(outcomes: readonly TaskOutcome[], missingReturn: number): Aggregate {
   const n = outcomes.length;
   if (n === 0) return { n: 0, verified: 0, meanReturn: 0, successRate: 0, stderr: 0, meanSteps: null };
-  const returns = outcomes.map((o) => (o ? o.return : missingReturn));
-  const mean = returns.reduce((a, b) => a + b, 0) / n;
-  const ss = returns.reduce((a, r) => a + (r - mean) ** 2, 0);
-  const stderr = n > 1 ? Math.sqrt(ss / (n - 1)) / Math.sqrt(n) : 0;
+  const { mean, stderr } = meanStderr(outcomes.map((o) => (o ? o.return : missingReturn)));
   const done = outcomes.filter((o): o is NonNullable<TaskOutcome> => o !== null);
   const successes = done.filter((o) => claimedSuccess(o)).length;
   return {
@@ -45,4 +46,16 @@ export function aggregate(outcomes: readonly TaskOutcome[], missingReturn: numbe
     stderr,
     meanSteps: done.length > 0 ? done.reduce((a, o) => a + o.steps, 0) / done.length : null,
   };
+}
+
+/** A success rate over n episodes, as a count and its binomial standard error. */
+export type Rate = { successes: number; n: number; p: number; se: number };
+
+/**
+ * `successes` of `n` with its binomial standard error sqrt(p(1−p)/n): the rate of pooled seeds,
+ * whose n is the sum of theirs.
+ */
+export function rate(successes: number, n: number): Rate {
+  const p = n > 0 ? successes / n : 0;
+  return { successes, n, p, se: n > 0 ? Math.sqrt((p * (1 - p)) / n) : 0 };
 }

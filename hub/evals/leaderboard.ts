@@ -1,8 +1,8 @@
 import { and, eq, or } from "drizzle-orm";
 import { hubEvalRuns } from "../../shared/db/schema.js";
+import type { Aggregate } from "../../shared/eval-aggregate.js";
 import type { HubDb } from "../db.js";
 import type { EnvRow } from "../registry/access.js";
-import type { Aggregate } from "./aggregate.js";
 import { runVisible } from "./runs.js";
 
 /** Fewest tasks a run must cover to enter a leaderboard, unless HUB_LEADERBOARD_MIN_TASKS says otherwise. */

@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { hubEnvs, hubEvalRuns, hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
+import type { Aggregate } from "../../shared/eval-aggregate.js";
 import type { Manifest } from "../../shared/protocol.js";
 import type { HubDb } from "../db.js";
 import type { EnvRow } from "../registry/access.js";
 import type { VersionRow } from "../registry/resolve.js";
-import type { Aggregate } from "./aggregate.js";
 
 export type RunRow = typeof hubEvalRuns.$inferSelect;
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
+import type { Aggregate } from "../../shared/eval-aggregate.js";
 import { hubDb } from "../db.js";
-import type { Aggregate } from "../evals/aggregate.js";
 import { type EpisodeView, runEpisodes } from "../evals/episodes.js";
 import { loadRun } from "../evals/runs.js";
 import { type Html, layout, num, shortHash, when } from "./layout.js";

@@ -4,7 +4,7 @@ import { localDbPath, openLocalDb } from "../../environments/data/local-db.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import type { Environment } from "../../environments/kit/index.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
-import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
+import { formatEnvRef, parseHubEnv, parseNameAtVersion } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { type HubTarget, hubFromEnv } from "./credentials.js";
 import { httpTransport, localTransport, type Transport } from "./transport.js";
@@ -45,7 +45,10 @@ export async function resolveEnv(
  * version with `@`, environments/builtin.ts).
  */
 export function localBuiltin(spec: string): Result<Environment, string> {
-  const [name = "", version] = spec.slice("local:".length).split("@");
+  const rest = spec.slice("local:".length);
+  const at = parseNameAtVersion(rest);
+  const name = at?.name ?? rest;
+  const version = at?.version;
   const env = version === undefined ? findBuiltin(name) : findBuiltinAt(name, version);
   if (env === undefined)
     return err(`no built-in environment named "${name}"${version === undefined ? "" : ` at ${version}`}`);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { proceduralTask } from "../../environments/calculator/tasks.js";
-import { aggregate } from "../../hub/evals/aggregate.js";
+import { aggregate } from "../../shared/eval-aggregate.js";
 import { err } from "../../shared/result.js";
 import { parseConfig } from "../config/parse-config.js";
 import { createServeApp } from "../serve/app.js";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { formatEnvRef, parseHubEnv } from "../../shared/env-ref.js";
+import { aggregate } from "../../shared/eval-aggregate.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
@@ -7,7 +8,6 @@ import { connectEnv } from "../client/connect-env.js";
 import { hubFromEnv } from "../client/credentials.js";
 import type { EnvClient } from "../client/env-client.js";
 import { parseConfig } from "../config/parse-config.js";
-import { runRollouts } from "../rollout/loop.js";
 import { emptySplitReason } from "../rollout/split-check.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
 import type { RunIO } from "../run/run-io.js";
@@ -15,6 +15,7 @@ import { EvalConfig, type EvalSummary, leaderboardName } from "./eval-config.js"
 import { writeEvalRun } from "./eval-output.js";
 import { evaluateOnHub } from "./hub-eval.js";
 import { openAIClient, runRemoteEpisodes } from "./openai-policy.js";
+import { firstTasks, outcomeOf, playTasks } from "./play-tasks.js";
 import { failureLines } from "./policy-failure.js";
 import { describeToolFormat } from "./tool-format.js";
 
@@ -39,7 +40,7 @@ export async function runEval(
   const connected = await connectEnv(config.env, config.concurrency, env);
   if (!connected.ok) return connected;
   const { client, manifest } = connected.value;
-  const tasks = Array.from({ length: Math.min(config.n, manifest.splits[config.split] ?? 0) }, (_, i) => i);
+  const tasks = firstTasks(Math.min(config.n, manifest.splits[config.split] ?? 0));
   try {
     if (tasks.length === 0) return err(await emptySplitReason(client, manifest, config.split));
     let ended = 0;
@@ -117,27 +118,20 @@ async function runEpisodes(
   if (!backend.ok) return backend;
   const policy = await loadPolicy(config.policy, {}, config.seed, io);
   if (!policy.ok) return policy;
-  const out = await runRollouts(
-    policy.value.model,
-    policy.value.tokenizer,
-    client,
-    {
+  return ok(
+    await playTasks(policy.value.model, policy.value.tokenizer, client, {
       ...common,
-      groupSize: 1,
       maxLive: config.concurrency,
       maxNewTokens: config.maxNewTokens,
       temperature: config.temperature,
-      topP: 1,
       seed: config.seed,
-      renderTools: false,
-    },
-    manifest.tools,
+      tools: manifest.tools,
+    }),
   );
-  return ok(out.trajectories);
 }
 
 /**
- * The local table's figures, counted as the hub's aggregate counts them (hub/evals/aggregate.ts):
+ * The local table's figures, counted as the hub's aggregate counts them (shared/eval-aggregate.ts):
  * every task is in the denominator, and an episode that failed for infrastructure is a failure with
  * the env's minimum reward, so a server that errors on some calls cannot raise the success rate.
  * Steps and tool calls are means over the episodes that ran.
@@ -147,32 +141,21 @@ export function summarise(
   t: readonly Trajectory[],
   minReward: number,
 ): EvalSummary {
-  const n = t.length;
   const ran = t.filter((x) => x.failure === undefined);
-  const mean = (xs: readonly number[], over: number) =>
-    over === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / over;
+  const a = aggregate(t.map(outcomeOf), minReward);
   return {
     env: config.env,
     policy: config.policy,
     split: config.split,
-    episodes: n,
-    success: mean(
-      t.map((x) => (x.failure === undefined && x.success ? 1 : 0)),
-      n,
-    ),
-    reward: mean(
-      t.map((x) => (x.failure === undefined ? x.return : minReward)),
-      n,
-    ),
-    steps: mean(
-      ran.map((x) => x.steps.length),
-      ran.length,
-    ),
-    toolCalls: mean(
-      ran.map((x) => x.steps.reduce((a, s) => a + s.toolCalls, 0)),
-      ran.length,
-    ),
-    infraFailures: n - ran.length,
+    episodes: a.n,
+    success: a.successRate,
+    reward: a.meanReturn,
+    steps: a.meanSteps ?? 0,
+    toolCalls:
+      ran.length === 0
+        ? 0
+        : ran.reduce((a, x) => a + x.steps.reduce((b, s) => b + s.toolCalls, 0), 0) / ran.length,
+    infraFailures: a.n - a.verified,
     failures: failureLines(t),
   };
 }

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { parseEnvRef } from "../../shared/env-ref.js";
 import { pairedDifference } from "./paired.js";
 import type { JobState } from "./plan.js";
 
@@ -71,8 +72,7 @@ export function beforeAfter(
       .trimEnd(),
   );
   const last = state.segments.at(-1);
-  const [owner, rest] = env.split("/") as [string, string];
-  const [name, version] = rest.split("@") as [string, string];
+  const ref = parseEnvRef(env);
   const delta =
     state.evalSft && state.evalRl
       ? state.evalRl.aggregate.successRate - state.evalSft.aggregate.successRate
@@ -97,6 +97,6 @@ export function beforeAfter(
     `plot:        ${join(runDir, "rl", "report.png")} (and .svg)`,
     // The evaluated checkpoint: with `select` it can be an earlier segment's than the last.
     `checkpoint:  ${state.evalRl?.checkpoint ?? (last ? join(last.dir, "checkpoints", "final") : "-")} (SFT: ${state.sft?.checkpoint ?? "-"})`,
-    `leaderboard: ${hubUrl}/v1/envs/${owner}/${name}/leaderboard?version=${version}&split=${split} (npm run dev serves it again)`,
+    `leaderboard: ${ref ? `${hubUrl}/v1/envs/${ref.owner}/${ref.name}/leaderboard?version=${ref.version}&split=${split}` : `not known (${env} is not owner/name@version)`} (npm run dev serves it again)`,
   ].join("\n");
 }

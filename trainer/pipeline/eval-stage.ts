@@ -1,16 +1,19 @@
 import type { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
+import { startBackend } from "../backend/start-backend.js";
+import { loadPolicy } from "../checkpoint/load-policy.js";
 import { EnvClient } from "../client/env-client.js";
 import { resolveEnv } from "../client/resolve-env.js";
 import { evaluateOnHub } from "../eval/hub-eval.js";
+import { firstTasks, playTasks } from "../eval/play-tasks.js";
 import { failureLines } from "../eval/policy-failure.js";
 import type { PolicyModel } from "../model/types.js";
-import { runRollouts } from "../rollout/loop.js";
 import type { Trajectory } from "../rollout/types.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { evalOutcomes } from "./paired.js";
-
-export type Hub = { url: string; token: string };
+import type { EvalDone } from "./plan.js";
+import { selectedSegment } from "./select.js";
+import type { Hub, StageContext, StageOf } from "./stage.js";
 
 export type HubEvalOptions = {
   /** `owner/name@version`. */
@@ -63,20 +66,15 @@ export async function runHubEval(
     if (!transport.ok) return transport;
     const client = new EnvClient(transport.value, { concurrency: 16 });
     try {
-      const out = await runRollouts(policy.model, policy.tokenizer, client, {
-        split: opts.split,
-        tasks: Array.from({ length: opts.n }, (_, i) => i),
-        groupSize: 1,
-        maxLive: 32,
-        maxSteps: opts.maxSteps,
-        maxNewTokens: opts.maxNewTokens,
-        temperature: 0,
-        topP: 1,
-        seed: 1,
-        renderTools: false,
-        start: run.start,
-      });
-      return ok(out.trajectories);
+      return ok(
+        await playTasks(policy.model, policy.tokenizer, client, {
+          split: opts.split,
+          tasks: firstTasks(opts.n),
+          maxSteps: opts.maxSteps,
+          maxNewTokens: opts.maxNewTokens,
+          start: run.start,
+        }),
+      );
     } finally {
       await client.close();
     }
@@ -93,4 +91,49 @@ export async function runHubEval(
     trajectories,
     outcomes: evalOutcomes(trajectories, { ...aggregate, rejected: uploaded.rejected }),
   });
+}
+
+/**
+ * The evaluation of one policy (SFT's, or RL's: the last segment's, or the one `select` chose) as a
+ * hub evaluation run, recorded in state.json with its task-by-task outcomes.
+ */
+export async function runEvalStage(stage: StageOf<"eval">, ctx: StageContext): Promise<Result<void>> {
+  const { recipe, io, state } = ctx;
+  const label = stage.which === "sft" ? "sft" : `sft+${recipe.rl.algorithm}`;
+  if (stage.which === "rl" && recipe.select) {
+    const chosen = selectedSegment(state.segments, recipe.select) + 1;
+    io.log(`select: segment ${chosen} of ${state.segments.length}, the best on ${recipe.select.split} tasks`);
+  }
+  io.log(`stage eval ${label}: ${recipe.eval.split} tasks 0..${recipe.eval.n - 1} as a hub evaluation run`);
+  const backend = await startBackend(recipe.rl.backend ?? recipe.sft.backend, io);
+  if (!backend.ok) return backend;
+  state.backend = backend.value;
+  const policy = await loadPolicy(stage.checkpoint, {}, 1, io);
+  if (!policy.ok) return policy;
+  const model = `${ctx.name}/${label}`;
+  const ran = await runHubEval(ctx.hub, policy.value, {
+    env: recipe.env,
+    ...recipe.eval,
+    model: { name: model, recipe: ctx.name, checkpoint: stage.checkpoint, backend: backend.value },
+  });
+  if (!ran.ok) return ran;
+  const a = ran.value.aggregate;
+  io.log(
+    `eval ${label}: success ${a.successRate.toFixed(3)}, reward ${a.meanReturn.toFixed(3)} ± ${a.stderr.toFixed(3)} (n=${a.n}, verified ${a.verified}, rejected ${ran.value.rejected}) hub run ${ran.value.runId}`,
+  );
+  for (const why of ran.value.rejections) io.log(`eval ${label}: the hub rejected ${why}`);
+  for (const line of ran.value.failures) io.log(`eval ${label}: no receipt: ${line}`);
+  const outcomes = ran.value.outcomes;
+  if (!outcomes.ok) io.log(`eval ${label}: no task-by-task record: ${outcomes.error}`);
+  const result: EvalDone = {
+    runId: ran.value.runId,
+    model,
+    checkpoint: stage.checkpoint,
+    aggregate: a,
+    seconds: ctx.seconds(),
+    ...(outcomes.ok ? { outcomes: outcomes.value } : {}),
+  };
+  if (stage.which === "sft") state.evalSft = result;
+  else state.evalRl = result;
+  return ok(undefined);
 }

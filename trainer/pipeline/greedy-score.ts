@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { aggregate } from "../../shared/eval-aggregate.js";
+import type { ToolSpec } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
 import type { EnvClient } from "../client/env-client.js";
-import { runRollouts } from "../rollout/loop.js";
+import { firstTasks, outcomeOf, playTasks } from "../eval/play-tasks.js";
 import type { RunIO } from "../run/run-io.js";
 import type { Recipe } from "./recipe.js";
 
@@ -22,7 +24,7 @@ export type GreedyScore = z.infer<typeof GreedyScore>;
  */
 export async function greedyScore(
   checkpoint: string,
-  env: { client: EnvClient; tools: Parameters<typeof runRollouts>[4] },
+  env: { client: EnvClient; tools: readonly ToolSpec[] },
   task: { split: string; n: number },
   limits: Recipe["eval"],
   io: RunIO,
@@ -31,27 +33,17 @@ export async function greedyScore(
   const policy = await loadPolicy(checkpoint, {}, 1, io);
   if (!policy.ok) return policy;
   try {
-    const { trajectories } = await runRollouts(
-      policy.value.model,
-      policy.value.tokenizer,
-      env.client,
-      {
-        split: task.split,
-        tasks: Array.from({ length: task.n }, (_, i) => i),
-        groupSize: 1,
-        maxLive: 32,
-        maxSteps: limits.maxSteps,
-        maxNewTokens: limits.maxNewTokens,
-        temperature: 0,
-        topP: 1,
-        seed: 1,
-        renderTools: false,
-      },
-      env.tools,
-    );
-    const successes = trajectories.filter((x) => x.failure === undefined && x.success).length;
-    const failures = trajectories.filter((x) => x.failure !== undefined).length;
-    return ok({ success: successes / task.n, successes, n: task.n, failures });
+    const trajectories = await playTasks(policy.value.model, policy.value.tokenizer, env.client, {
+      split: task.split,
+      tasks: firstTasks(task.n),
+      maxSteps: limits.maxSteps,
+      maxNewTokens: limits.maxNewTokens,
+      tools: env.tools,
+    });
+    // The success rate only: the env's minimum reward, which a missing task's return would take, is not read.
+    const a = aggregate(trajectories.map(outcomeOf), 0);
+    const successes = Math.round(a.successRate * a.n);
+    return ok({ success: a.successRate, successes, n: task.n, failures: a.n - a.verified });
   } finally {
     policy.value.model.dispose();
   }

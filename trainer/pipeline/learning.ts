@@ -8,8 +8,8 @@ import type { RunIO } from "../run/run-io.js";
 import { runSft } from "../sft/sft-run.js";
 import { curveEnvSpec } from "./curve-stage.js";
 import { greedyScore } from "./greedy-score.js";
-import { weightsOnly } from "./main-job.js";
 import { baseDir, loadRecipe, type Recipe } from "./recipe.js";
+import { weightsOnly } from "./rl-stage.js";
 
 export type ProbeOptions = {
   /** RL iterations of each method, from the same SFT policy (8 tasks × 8 rollouts each). */

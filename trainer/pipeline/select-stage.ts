@@ -4,8 +4,8 @@ import { connectEnv } from "../client/connect-env.js";
 import type { RunIO } from "../run/run-io.js";
 import { curveEnvSpec } from "./curve-stage.js";
 import { type GreedyScore, greedyScore } from "./greedy-score.js";
-import type { Hub } from "./hub-eval.js";
 import type { Recipe } from "./recipe.js";
+import type { Hub, StageContext, StageOf } from "./stage.js";
 
 /** Plays one segment's final checkpoint on the recipe's validation tasks. */
 export async function validateCheckpoint(
@@ -35,4 +35,17 @@ export async function validateCheckpoint(
   } finally {
     await client.close();
   }
+}
+
+/** The validation of one segment's final checkpoint, kept in state.json beside the segment. */
+export async function runValidateStage(stage: StageOf<"validate">, ctx: StageContext): Promise<Result<void>> {
+  const scored = await validateCheckpoint(ctx.recipe, stage.checkpoint, ctx.hub, ctx.io);
+  if (!scored.ok) return scored;
+  const segment = ctx.state.segments[stage.segment - 1];
+  if (segment) segment.validation = scored.value;
+  const v = scored.value;
+  ctx.io.log(
+    `validate segment ${stage.segment}: success ${v.success.toFixed(3)} (${v.successes}/${v.n}) on ${ctx.recipe.select?.split} tasks 0..${v.n - 1} in ${ctx.seconds()} s`,
+  );
+  return ok(undefined);
 }

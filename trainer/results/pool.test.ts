@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { JobState } from "./plan.js";
-import { parseRecipe } from "./recipe.js";
+import { rate } from "../../shared/eval-aggregate.js";
+import type { JobState } from "../pipeline/plan.js";
+import { parseRecipe } from "../pipeline/recipe.js";
 import {
   difference,
   distinguishingSettings,
@@ -9,12 +10,11 @@ import {
   type Group,
   methodOf,
   poolSeeds,
-  rate,
   verdict,
   withPaired,
-} from "./results-pool.js";
-import { pooledTables } from "./results-table.js";
+} from "./pool.js";
 import type { FinishedRun } from "./run-folders.js";
+import { pooledTables } from "./table.js";
 
 type Opts = {
   sft?: string;

@@ -1,6 +1,7 @@
+import { type Rate, rate } from "../../shared/eval-aggregate.js";
 import { resolveMethod } from "../algos/registry.js";
+import { type PairedDifference, pairedDifference } from "../pipeline/paired.js";
 import type { TaskClusters } from "./distinct-tasks.js";
-import { type PairedDifference, pairedDifference } from "./paired.js";
 import type { FinishedRun } from "./run-folders.js";
 
 /**
@@ -9,15 +10,6 @@ import type { FinishedRun } from "./run-folders.js";
  * is kept as it is.
  */
 export const methodOf = (algorithm: string) => resolveMethod(algorithm)?.name ?? algorithm;
-
-/** A success rate over n episodes, as a count and its binomial standard error. */
-export type Rate = { successes: number; n: number; p: number; se: number };
-
-/** `successes` of `n` with its binomial standard error sqrt(p(1−p)/n). */
-export function rate(successes: number, n: number): Rate {
-  const p = n > 0 ? successes / n : 0;
-  return { successes, n, p, se: n > 0 ? Math.sqrt((p * (1 - p)) / n) : 0 };
-}
 
 /** The hub's success rate times n, as the whole number of episodes it counted solved. */
 const solved = (successRate: number, n: number) => Math.round(successRate * n);

@@ -4,8 +4,8 @@ import type { Result } from "../../shared/result.js";
 import { fromHfConfig, toHfConfig } from "../checkpoint/hf-config.js";
 import { parameterCount } from "../model/memory.js";
 import type { ModelConfig } from "../model/types.js";
-import { JobState } from "./plan.js";
-import { parseRecipe, type Recipe } from "./recipe.js";
+import { JobState } from "../pipeline/plan.js";
+import { parseRecipe, type Recipe } from "../pipeline/recipe.js";
 
 /** A finished (or partly finished) `npm start` run folder. */
 export type FinishedRun = { dir: string; state: JobState; recipe: Recipe };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { JobState } from "./plan.js";
-import { parseRecipe } from "./recipe.js";
-import { fmtCell, resultsTable, timingsTable } from "./results-table.js";
+import type { JobState } from "../pipeline/plan.js";
+import { parseRecipe } from "../pipeline/recipe.js";
+import { fmtCell, resultsTable, timingsTable } from "./table.js";
 
 function run(env: string, algorithm: string, sft: number, rl: number) {
   const recipe = parseRecipe({ description: "d", env: `edgegym/${env}@1.0.0`, rl: { algorithm } });
@@ -44,7 +44,13 @@ describe("the results table", () => {
     expect(row("SFT+GRPO")[1]).toBe("0.500 · 0.500 ± 0.250 (n=4)");
     expect(row("SFT+StepPO")[1]).toBe("0.250 · 0.250 ± 0.250 (n=4) — does not beat SFT");
     expect(row("SFT")[1]).toBe("0.250 · 0.250 ± 0.250 (n=4)");
-    expect(row("SFT+PPO")[1]).toBe("not run");
+    // A row per method some run used, in the registry's order.
+    expect(lines.slice(2).map((l) => l.split(" | ")[0])).toEqual([
+      "| expert",
+      "| SFT",
+      "| SFT+GRPO",
+      "| SFT+StepPO",
+    ]);
     expect(row("SFT+GRPO")[2]).toBe("not run");
     expect(row("expert")[5]).toBe("1.000 · 1.000 ± 0.000 (n=4) [train split]");
     expect(row("expert")[1]).toBe("not run");
@@ -56,6 +62,18 @@ describe("the results table", () => {
     expect(twice.find((l) => l.startsWith("| SFT+GRPO |"))?.split(" | ")[5]).toBe(
       "0.500 · 0.500 ± 0.250 (n=4)<br>0.250 · 0.250 ± 0.250 (n=4) — does not beat SFT",
     );
+  });
+
+  it("names the rows of methods the registry added later (Dr.GRPO, REINFORCE++ with a baseline) by its labels", () => {
+    const lines = resultsTable(
+      [run("code", "reinforce++-baseline", 0.25, 0.5), run("code", "dr-grpo", 0.25, 0.5)],
+      [],
+    ).split("\n");
+    expect(lines.slice(4).map((l) => l.split(" | ")[0])).toEqual([
+      "| SFT+Dr.GRPO",
+      "| SFT+REINFORCE++ (baseline)",
+    ]);
+    expect(lines[4]?.split(" | ")[5]).toBe("0.500 · 0.500 ± 0.250 (n=4)");
   });
 
   it("gives an env outside the fixed columns (an easier level) a column of its own, after them", () => {

@@ -1,4 +1,6 @@
-import { distinguishingSettings, fmtDifference, type Group, methodOf, verdict } from "./results-pool.js";
+import { parseEnvRef } from "../../shared/env-ref.js";
+import { METHODS, type MethodName, resolveMethod } from "../algos/registry.js";
+import { distinguishingSettings, fmtDifference, type Group, methodOf, verdict } from "./pool.js";
 import type { FinishedRun, ModelSize } from "./run-folders.js";
 
 /** The results table's columns: a label and the hub env (`owner/name`) whose runs fill it. */
@@ -11,18 +13,8 @@ export const COLUMNS = [
   { label: "webshop (procedural)", env: "edgegym/webshop" },
 ] as const;
 
-/** The rows: a label and the RL method of the recipes that fill it (older runs' names read by `methodOf`). */
-export const METHODS = [
-  { label: "SFT+GRPO", method: "grpo" },
-  { label: "SFT+PPO", method: "ppo" },
-  { label: "SFT+RLOO", method: "rloo" },
-  { label: "SFT+REINFORCE++", method: "reinforce++" },
-  { label: "SFT+StepPO", method: "steppo" },
-] as const;
-
-/** The row label of a method: its METHODS label, or `SFT+<name>` for one the table has no row for. */
-export const methodLabel = (method: string) =>
-  METHODS.find((m) => m.method === method)?.label ?? `SFT+${method}`;
+/** The row label of a method: `SFT+` and its registry label, or `SFT+<name>` for a name the registry does not know. */
+export const methodLabel = (method: string) => `SFT+${resolveMethod(method)?.label ?? method}`;
 
 /** One measured cell: success rate, mean reward ± its standard error, over n episodes, and where it came from. */
 export type Cell = {
@@ -51,10 +43,14 @@ export const fmtCell = (c: Cell) =>
 /** Seeds pooled by the bar of issue 15: RL beats SFT by 2 s.e. pooled over 3 RL seeds. */
 const BAR_SEEDS = 3;
 
-const envOf = (r: FinishedRun) => r.recipe.env.split("@")[0] ?? "";
+/** A run's evaluated env without its version (`owner/name`), the column it fills. */
+const envOf = (r: FinishedRun) => {
+  const ref = parseEnvRef(r.recipe.env);
+  return ref ? `${ref.owner}/${ref.name}` : r.recipe.env;
+};
 
 /**
- * The markdown table: rows expert, SFT and each SFT+RL method; a column per env of COLUMNS, then one
+ * The markdown table: rows expert, SFT and each SFT+RL method some run used (registry order); a column per env of COLUMNS, then one
  * per other env that runs used (an easier level such as `calculator-l1`, by name). A cell is "not run"
  * unless a run folder (or the expert measurement) holds its figure. An RL cell that does not beat the
  * SFT policy of the same run says so. Several runs of one method on one env are all listed, one line
@@ -90,12 +86,14 @@ export function resultsTable(runs: readonly FinishedRun[], experts: readonly Exp
       return r?.state.evalSft ? fmtCell(cellOf(r.state.evalSft)) : "not run";
     }),
   ];
-  const rlRows = METHODS.map((m) => [
-    m.label,
+  // A row per method of the registry that some run used, in the registry's order.
+  const used = new Set(runs.map((r) => methodOf(r.recipe.rl.algorithm)));
+  const methods = (Object.keys(METHODS) as MethodName[]).filter((m) => used.has(m));
+  const rlRows = methods.map((method) => [
+    methodLabel(method),
     ...columns.map((col) => {
       const cells = runs.flatMap((r) => {
-        if (envOf(r) !== col.env || methodOf(r.recipe.rl.algorithm) !== m.method || !r.state.evalRl)
-          return [];
+        if (envOf(r) !== col.env || methodOf(r.recipe.rl.algorithm) !== method || !r.state.evalRl) return [];
         const rl = cellOf(r.state.evalRl);
         const sft = r.state.evalSft ? cellOf(r.state.evalSft) : undefined;
         const beats = sft !== undefined && rl.success > sft.success;
@@ -159,6 +157,16 @@ export function timingsTable(runs: readonly FinishedRun[]): string {
 export const fmtModel = (m: ModelSize) =>
   `d ${m.dModel} × ${m.nLayers} layers, ${m.params >= 1e6 ? `${(m.params / 1e6).toFixed(2)}M` : `${Math.round(m.params / 1e3)}k`} params`;
 
+/**
+ * An SFT checkpoint named from its run folder, `<run>/sft/checkpoints/final`, whichever machine or
+ * folder of runs wrote it; a path of another shape is shown as it is.
+ */
+export function runRelative(checkpoint: string): string {
+  const parts = checkpoint.split("/");
+  const sft = parts.findLastIndex((p, i) => p === "sft" && parts[i + 1] === "checkpoints");
+  return sft > 0 ? parts.slice(sft - 1).join("/") : checkpoint;
+}
+
 /** What the pooled section says about an env besides its groups: distinct test tasks, its curve plot. */
 export type EnvNote = { lines: string[] };
 
@@ -219,7 +227,7 @@ export function pooledTables(
               )
               .join("<br>"),
             `${g.backends.join(", ") || "?"} · ${model ? fmtModel(model) : "model size unknown (no config.json)"}`,
-            g.sftCheckpoint,
+            runRelative(g.sftCheckpoint),
           ].map((c) => c.replaceAll("|", "/"));
         });
       const note = notes.get(env)?.lines ?? [];

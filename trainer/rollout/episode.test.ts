@@ -4,7 +4,7 @@ import { z } from "zod";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import { defineEnvironment } from "../../environments/kit/index.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
-import { aggregate } from "../../hub/evals/aggregate.js";
+import { aggregate } from "../../shared/eval-aggregate.js";
 import { storedReceiptClaims } from "../../shared/receipt.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { EnvClient } from "../client/env-client.js";

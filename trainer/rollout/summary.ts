@@ -1,5 +1,6 @@
 import type { ClientStats } from "../client/env-client.js";
 import type { Tokenizer } from "../tokenizer/types.js";
+import type { TrajectoryLine } from "./trajectory-line.js";
 import type { RolloutStats, Trajectory } from "./types.js";
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -33,9 +34,12 @@ export function rolloutPerf(stats: RolloutStats, client: ClientStats): Record<st
   };
 }
 
-/** A trajectory as one readable trajectories.jsonl line: text per step beside the exact ids. */
+/**
+ * A trajectory as one readable trajectories.jsonl line (`TrajectoryLine`, trajectory-line.ts): text
+ * per step beside the exact ids.
+ */
 export function trajectoryLine(iteration: number, t: Trajectory, tokenizer: Tokenizer): string {
-  return JSON.stringify({
+  const line: TrajectoryLine = {
     iteration,
     episode: t.episode,
     group: t.group,
@@ -55,5 +59,6 @@ export function trajectoryLine(iteration: number, t: Trajectory, tokenizer: Toke
       responseIds: s.responseIds,
       responseLogprobs: s.responseLogprobs.map((x) => Math.round(x * 1e4) / 1e4),
     })),
-  });
+  };
+  return JSON.stringify(line);
 }
