@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { userProject } from "../testing/user-project.js";
 import { defaultInitDir, initEnvironment } from "./init.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -18,23 +19,6 @@ function run(cmd: string, args: string[], cwd: string): Promise<Ran> {
         done({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-}
-
-/**
- * A user's own project with edgegym installed: `node_modules/edgegym` is this checkout (as
- * `npm install` of it would link it), beside the zod and vitest the env's own files import.
- */
-async function userProject(): Promise<string> {
-  const project = await mkdtemp(join(tmpdir(), "edgegym-init-"));
-  await mkdir(join(project, "node_modules"));
-  for (const [name, target] of [
-    ["edgegym", ROOT],
-    ["zod", join(ROOT, "node_modules/zod")],
-    ["vitest", join(ROOT, "node_modules/vitest")],
-  ] as const)
-    await symlink(target, join(project, "node_modules", name), "dir");
-  await writeFile(join(project, "package.json"), JSON.stringify({ name: "my-project", type: "module" }));
-  return project;
 }
 
 describe("edgegym init, then its conformance test and push --dry-run, in a user's project", () => {
