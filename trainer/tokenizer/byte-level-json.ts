@@ -41,6 +41,9 @@ export function byteLevelTokenizerJson(
   merges: readonly Merge[] = [],
 ): Record<string, unknown> {
   const vocab = new Map(bytesToUnicode().map((ch, i) => [ch, i]));
+  // The Rust tokenizers (and so transformers) ignore an added token's `id` when the model's vocab
+  // lacks its text and number it from the vocab's size: merges after the specials would take their ids.
+  for (const t of added) vocab.set(t.content, t.id);
   let next = Math.max(255, ...added.map((t) => t.id)) + 1;
   for (const [a, b] of merges) if (!vocab.has(a + b)) vocab.set(a + b, next++);
   const learned = merges.length > 0;

@@ -80,6 +80,7 @@ afterAll(async () => {
 describe("a byte-level checkpoint's tokenizer.json", () => {
   it("names a class transformers knows and carries the chat template", () => {
     expect(config.tokenizer_class).toBe("PreTrainedTokenizerFast");
+    expect(config.auto_map).toEqual({ AutoTokenizer: [null, "tokenization_edgegym.EdgegymTokenizer"] });
     expect(typeof config.chat_template).toBe("string");
     expect(core.get_vocab(true).size).toBe(256 + 12);
   });
@@ -122,10 +123,10 @@ describe("a byte-level checkpoint's tokenizer.json", () => {
     }
   });
 
-  it("spells control tokens as the only difference: tokenizer.json matches their text, ByteTokenizer does not", () => {
-    // "<|user|>" is 8 bytes to the byte tokenizer and one added token (260) to any HF tokenizer.
-    expect(byte.encode("<|user|>")).toHaveLength(8);
-    expect(core.encode("<|user|>", { add_special_tokens: false }).ids).toEqual([260]);
+  it("matches every special's text in a text as one id, as ByteTokenizer does", () => {
+    const text = `say <|user|>hi<|end|><|assistant|><tool_call>{}</tool_call> <|en d|> <|im_start|>`;
+    expect(byte.encode("<|user|>")).toEqual([260]);
+    expect(core.encode(text, { add_special_tokens: false }).ids).toEqual(byte.encode(text));
   });
 
   it("loads back as the byte tokenizer, as do older checkpoints that only carry the marker", async () => {

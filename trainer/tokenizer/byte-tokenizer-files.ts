@@ -47,12 +47,30 @@ export const BPE_TOKENIZER_NAME = "edgegym-bpe";
 const KEPT = new Set(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]);
 
 /**
- * `tokenizer.json` + `tokenizer_config.json` expressing the byte tokenizer's ids (bytes 0–255, the
- * specials after them) for tools outside edgegym. The class is `PreTrainedTokenizerFast`, which
- * transformers' `AutoTokenizer` builds from tokenizer.json alone for a llama or qwen3 model; for
- * `model_type: qwen2` transformers 5 builds its Qwen2Tokenizer from the same vocabulary whatever the
- * class says, with NFC normalisation and `<|endoftext|>` as the unknown token unless one is named,
- * so `unk_token` is null: no id is added beyond the model's embedding rows (docs/trainer.md).
+ * The Python module a byte-level folder names in `auto_map`. transformers 5 distrusts the
+ * `tokenizer_class` of a `model_type: qwen2` folder and builds its `Qwen2Tokenizer`, which rebuilds the
+ * pipeline from the vocabulary with an NFC normaliser and Qwen's split pattern; an `auto_map` is
+ * the one thing that skips that, and then `AutoTokenizer` reads `tokenizer.json` as written: as
+ * `PreTrainedTokenizerFast` (the `tokenizer_class`) by default, as this class with
+ * `trust_remote_code=True` (without the module that would fail). It adds nothing to the file.
+ */
+export const TOKENIZER_MODULE = "tokenization_edgegym.py";
+
+const TOKENIZER_MODULE_SOURCE = `"""edgegym's byte-level tokenizer: the folder's tokenizer.json as written."""
+
+from transformers import PreTrainedTokenizerFast
+
+
+class EdgegymTokenizer(PreTrainedTokenizerFast):
+    """No normaliser, split pattern or token is added to tokenizer.json, whatever the model type."""
+`;
+
+const AUTO_MAP = { AutoTokenizer: [null, "tokenization_edgegym.EdgegymTokenizer"] };
+
+/**
+ * `tokenizer.json` + `tokenizer_config.json` (+ {@link TOKENIZER_MODULE}) expressing the byte
+ * tokenizer's ids (bytes 0–255, the specials after them) for tools outside edgegym. `unk_token` is
+ * null: transformers otherwise adds `<|endoftext|>` as one more id, past the model's embedding rows.
  */
 export function byteTokenizerFiles(): TokenizerFiles {
   return byteLevelFiles([], BYTE_TOKENIZER_NAME);
@@ -67,7 +85,29 @@ export function bpeTokenizerFiles(merges: readonly Merge[]): TokenizerFiles {
   return byteLevelFiles(merges, BPE_TOKENIZER_NAME);
 }
 
-type TokenizerFiles = { "tokenizer.json": unknown; "tokenizer_config.json": unknown };
+type TokenizerFiles = {
+  "tokenizer.json": unknown;
+  "tokenizer_config.json": Record<string, unknown>;
+  [TOKENIZER_MODULE]: string;
+};
+
+/**
+ * What to write for a loaded tokenizer's `files`: a learned BPE's (its config says so) with the
+ * `auto_map` and module of {@link byteTokenizerFiles}, also when it was written before they were;
+ * any other tokenizer's as they are.
+ */
+export function portableFiles(files: {
+  "tokenizer.json": unknown;
+  "tokenizer_config.json": unknown;
+}): Record<string, unknown> {
+  const config = files["tokenizer_config.json"] as Record<string, unknown>;
+  if (config.edgegym_tokenizer !== BPE_TOKENIZER_NAME) return files;
+  return {
+    ...files,
+    "tokenizer_config.json": { ...config, auto_map: AUTO_MAP },
+    [TOKENIZER_MODULE]: TOKENIZER_MODULE_SOURCE,
+  };
+}
 
 function byteLevelFiles(merges: readonly Merge[], name: string): TokenizerFiles {
   const added = BYTE_SPECIALS.map((content, i) => ({ id: 256 + i, content, special: !KEPT.has(content) }));
@@ -75,6 +115,7 @@ function byteLevelFiles(merges: readonly Merge[], name: string): TokenizerFiles 
     "tokenizer.json": byteLevelTokenizerJson(added, merges),
     "tokenizer_config.json": {
       tokenizer_class: "PreTrainedTokenizerFast",
+      auto_map: AUTO_MAP,
       edgegym_tokenizer: name,
       bos_token: "<|bos|>",
       eos_token: "<|end|>",
@@ -85,5 +126,6 @@ function byteLevelFiles(merges: readonly Merge[], name: string): TokenizerFiles 
       model_max_length: 1_000_000_000,
       chat_template: BYTE_CHAT_TEMPLATE,
     },
+    [TOKENIZER_MODULE]: TOKENIZER_MODULE_SOURCE,
   };
 }

@@ -21,6 +21,13 @@ describe("byte tokenizer", () => {
     expect(tok.decode(ids)).toBe('<tool_call>{"a":1}</tool_call>');
   });
 
+  it("gives a special's text inside a text its one id, as a tokenizer.json does", () => {
+    // <|user|> 260, <|end|> 263; a near miss stays bytes.
+    expect(tok.encode("a<|user|>b<|end|>")).toEqual([97, 260, 98, 263]);
+    expect(tok.encode("<|en d|>")).toHaveLength(8);
+    expect(tok.decode(tok.encode("a<|end|>b"), { keepControl: true })).toBe("a<|end|>b");
+  });
+
   it("drops control tokens when decoding unless asked", () => {
     const ids = [tok.special.bos, 104, 105, tok.special.endOfTurn];
     expect(tok.decode(ids)).toBe("hi");

@@ -18,8 +18,14 @@ export const BYTE_SPECIALS = [
   "</tool_response>",
 ] as const;
 
-/** Tags that may appear inside message text and still cost one token each. */
+/** Tags that decode to their text; the other specials are control tokens, dropped unless asked. */
 const TEXT_TAGS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"] as const;
+
+/**
+ * Any special's text inside a text is its one id, as every Hugging Face tokenizer.json (and so the
+ * checkpoint's own, and Qwen's) treats added tokens: the ids are the same in transformers.
+ */
+const SPECIAL_TEXT = new RegExp(`(${BYTE_SPECIALS.map((t) => t.replaceAll("|", "\\|")).join("|")})`);
 
 export const BYTE_VOCAB_SIZE = 256 + BYTE_SPECIALS.length;
 
@@ -53,23 +59,11 @@ export class ByteTokenizer implements Tokenizer {
 
   encode(text: string): number[] {
     const ids: number[] = [];
-    let from = 0;
-    while (from < text.length) {
-      let next = -1;
-      let tag = "";
-      for (const t of TEXT_TAGS) {
-        const at = text.indexOf(t, from);
-        if (at >= 0 && (next < 0 || at < next)) {
-          next = at;
-          tag = t;
-        }
-      }
-      const end = next < 0 ? text.length : next;
-      for (const byte of this.encoder.encode(text.slice(from, end))) ids.push(byte);
-      if (next < 0) break;
-      ids.push(this.specialTokens.get(tag) as number);
-      from = next + tag.length;
-    }
+    // split with a capture group alternates text and specials: odd indexes are specials.
+    text.split(SPECIAL_TEXT).forEach((part, i) => {
+      if (i % 2 === 1) ids.push(this.specialTokens.get(part) as number);
+      else for (const byte of this.encoder.encode(part)) ids.push(byte);
+    });
     return ids;
   }
 

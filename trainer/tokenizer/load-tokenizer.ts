@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ok, type Result } from "../../shared/result.js";
 import { ByteTokenizer } from "./byte-tokenizer.js";
-import { BYTE_TOKENIZER_NAME, byteTokenizerFiles } from "./byte-tokenizer-files.js";
+import { BYTE_TOKENIZER_NAME, byteTokenizerFiles, portableFiles } from "./byte-tokenizer-files.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import type { Tokenizer } from "./types.js";
 
@@ -33,12 +33,18 @@ export async function loadTokenizer(dir: string): Promise<Result<Tokenizer>> {
  * tokenizer_config.json with its chat template, the byte tokenizer's expressed as a byte-level BPE.
  */
 export async function saveTokenizer(dir: string, tokenizer: Tokenizer): Promise<void> {
-  await writeTokenizerFiles(dir, tokenizer instanceof HfTokenizer ? tokenizer.files : byteTokenizerFiles());
+  await writeTokenizerFiles(
+    dir,
+    tokenizer instanceof HfTokenizer ? portableFiles(tokenizer.files) : byteTokenizerFiles(),
+  );
 }
 
-/** Writes `tokenizer.json` and `tokenizer_config.json` (or any such named files) into `dir`. */
+/** Writes each file into `dir`: text as it is, anything else as JSON (`tokenizer.json`, …). */
 export async function writeTokenizerFiles(dir: string, files: Record<string, unknown>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
-    await writeFile(join(dir, name), JSON.stringify(content, null, 2));
+    await writeFile(
+      join(dir, name),
+      typeof content === "string" ? content : JSON.stringify(content, null, 2),
+    );
   }
 }
