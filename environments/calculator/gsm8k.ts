@@ -1,11 +1,20 @@
 import { z } from "zod";
 import type { Result } from "../../shared/result.js";
+import type { DatasetSourceOptions } from "../data/dataset-source.js";
 import type { ImportedDataset } from "../data/datasets.js";
 import { extractAnswer } from "./answer.js";
 import type { CalcTask } from "./tasks.js";
 
-/** Name under which GSM8K is stored; the `calculator-gsm8k` env reads it. */
+/** Name under which GSM8K is stored; the `calculator-gsm8k` and `code-gsm8k` envs read it. */
 export const GSM8K_DATASET = "gsm8k";
+
+/** Where both GSM8K envs take their tasks from, and how to import them. */
+export const GSM8K_SOURCE: DatasetSourceOptions = {
+  dataset: GSM8K_DATASET,
+  splits: ["train", "test"],
+  importHint:
+    "npm run data -- import gsm8k <path>/train.jsonl and .../test.jsonl (add --d1 local|remote for a worker)",
+};
 
 const Record = z.object({ question: z.string().min(1), answer: z.string() });
 

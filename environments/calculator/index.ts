@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
-import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
+import { datasetTaskSource, requireDataset } from "../data/dataset-source.js";
+import { exactAnswerFinish } from "../kit/exact-answer.js";
 import { defineEnvironment } from "../kit/index.js";
-import { checkLevel, levelName, withLevel } from "../kit/levels.js";
-import type { TaskSource } from "../kit/types.js";
+import { checkLevel, lowerLevels, type Variant, variantAtLevel, withLevel } from "../kit/levels.js";
 import { type AnswerFormat, extractAnswer, sameNumber } from "./answer.js";
 import { evaluate, formatNumber } from "./evaluator.js";
-import { GSM8K_DATASET } from "./gsm8k.js";
+import { GSM8K_SOURCE } from "./gsm8k.js";
 import { CALCULATOR_LEVELS, type CalcTask, PROCEDURAL_SPLITS, proceduralTask } from "./tasks.js";
 
 export type CalculatorConfig = {
@@ -54,11 +54,8 @@ function pathValues(task: CalcTask): number[] {
   });
 }
 
-/** What distinguishes the calculator's variants: the name, the description and where tasks come from. */
-export type CalculatorVariant = { name: string; description: string; tasks: TaskSource<CalcTask> };
-
 /** The built-in procedural tasks: the default `calculator`. */
-export const PROCEDURAL_VARIANT: CalculatorVariant = {
+export const PROCEDURAL_VARIANT = {
   name: "calculator",
   description: "Multi-step arithmetic word problems solved with a calculator tool; answer as #### <number>.",
   tasks: {
@@ -67,27 +64,20 @@ export const PROCEDURAL_VARIANT: CalculatorVariant = {
     count: (split) => PROCEDURAL_SPLITS[split as keyof typeof PROCEDURAL_SPLITS] ?? 0,
     get: (split, index) => proceduralTask(split, index),
   },
-};
-
-/** The procedural tasks of one level: `calculator-l<level>` below the top, `calculator` at it. */
-export function proceduralVariant(level: number): CalculatorVariant {
-  if (level >= CALCULATOR_LEVELS) return PROCEDURAL_VARIANT;
-  return {
-    name: levelName("calculator", level, CALCULATOR_LEVELS),
-    description: `${PROCEDURAL_VARIANT.description} Level ${level} of ${CALCULATOR_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
-    tasks: {
-      ...PROCEDURAL_VARIANT.tasks,
-      id: `calculator-procedural/2/l${level}`,
-      get: (split, index) => proceduralTask(split, index, level),
-    },
-  };
-}
+} satisfies Variant<CalcTask>;
 
 const LEVEL_TEXT: Record<number, string> = {
   1: "one operation (+ or − on numbers up to 20, × or ÷ within the times table)",
   2: "two operations",
   3: "up to three operations",
 };
+
+/** The procedural tasks of one level: `calculator-l<level>` below the top, `calculator` at it. */
+export function proceduralVariant(level: number): Variant<CalcTask> {
+  return variantAtLevel(PROCEDURAL_VARIANT, CALCULATOR_LEVELS, level, LEVEL_TEXT[level], (split, index) =>
+    proceduralTask(split, index, level),
+  );
+}
 
 const MAX_STEPS = 6;
 
@@ -107,7 +97,7 @@ export function expertCalls(calls: readonly string[], step: number): string[] {
  */
 export function createCalculator(
   levelConfig: CalculatorConfig = DEFAULT_CALCULATOR_CONFIG,
-  variant: CalculatorVariant = proceduralVariant(checkLevel(levelConfig.level, CALCULATOR_LEVELS)),
+  variant: Variant<CalcTask> = proceduralVariant(checkLevel(levelConfig.level, CALCULATOR_LEVELS)),
 ) {
   const config = withLevel(levelConfig, checkLevel(levelConfig.level, CALCULATOR_LEVELS), CALCULATOR_LEVELS);
   return defineEnvironment<CalcTask, CalcState, CalculatorConfig>({
@@ -143,16 +133,7 @@ export function createCalculator(
       { role: "system", content: SYSTEM },
       { role: "user", content: task.question },
     ],
-    finish: (answer, { task }) => {
-      const given = extractAnswer(answer, config.answerFormat);
-      const correct = given !== undefined && sameNumber(given, task.answer);
-      return {
-        reward: correct ? 1 : 0,
-        components: { outcome: correct ? 1 : 0 },
-        success: correct,
-        info: { answer: given ?? null, expected: task.answer },
-      };
-    },
+    finish: exactAnswerFinish((text) => extractAnswer(text, config.answerFormat), sameNumber),
     expert: ({ task, step }) => {
       const calls = expertCalls(task.calls, step);
       if (calls.length === 0) return { content: `#### ${formatNumber(task.answer)}` };
@@ -166,16 +147,9 @@ export function createCalculator(
 export const calculator = createCalculator();
 
 /** The lower levels, served as `calculator-l1` … `calculator-l3` (level 4 is `calculator`). */
-export const calculatorLevels = Array.from({ length: CALCULATOR_LEVELS - 1 }, (_, i) =>
-  createCalculator({ ...DEFAULT_CALCULATOR_CONFIG, level: i + 1 }),
+export const calculatorLevels = lowerLevels(CALCULATOR_LEVELS, (level) =>
+  createCalculator({ ...DEFAULT_CALCULATOR_CONFIG, level }),
 );
-
-export const GSM8K_SOURCE: DatasetSourceOptions = {
-  dataset: GSM8K_DATASET,
-  splits: ["train", "test"],
-  importHint:
-    "npm run data -- import gsm8k <path>/train.jsonl and .../test.jsonl (add --d1 local|remote for a worker)",
-};
 
 /** GSM8K served by the same calculator: tasks from the imported dataset, its hash in the content hash. */
 export const calculatorGsm8k = requireDataset(

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { type AnswerFormat, sameNumber } from "../calculator/answer.js";
-import { GSM8K_DATASET } from "../calculator/gsm8k.js";
+import { GSM8K_SOURCE } from "../calculator/gsm8k.js";
 import type { CalcTask } from "../calculator/tasks.js";
-import { type DatasetSourceOptions, datasetTaskSource, requireDataset } from "../data/dataset-source.js";
+import { datasetTaskSource, requireDataset } from "../data/dataset-source.js";
+import { exactAnswerFinish } from "../kit/exact-answer.js";
 import { defineEnvironment } from "../kit/index.js";
-import { checkLevel, levelName, withLevel } from "../kit/levels.js";
-import type { TaskSource } from "../kit/types.js";
+import { checkLevel, lowerLevels, type Variant, variantAtLevel, withLevel } from "../kit/levels.js";
 import { finalAnswer } from "./answer.js";
 import { gsm8kCodeTask } from "./gsm8k-program.js";
 import { runJavaScript } from "./run-queue.js";
@@ -67,9 +67,7 @@ export function describeRun(run: SandboxRun, outputChars: number) {
   };
 }
 
-export type CodeVariant = { name: string; description: string; tasks: TaskSource<CodeTask> };
-
-const PROCEDURAL: CodeVariant = {
+const PROCEDURAL = {
   name: "code",
   description:
     "ReTool-style problems solved by running JavaScript in a QuickJS sandbox; answer as <answer>\\boxed{n}</answer>.",
@@ -79,22 +77,15 @@ const PROCEDURAL: CodeVariant = {
     count: (split) => CODE_SPLITS[split as keyof typeof CODE_SPLITS] ?? 0,
     get: (split, index) => codeTask(split, index),
   },
-};
+} satisfies Variant<CodeTask>;
 
 const LEVEL_TEXT: Record<number, string> = { 1: "one printed expression", 2: "one short loop" };
 
 /** The procedural tasks of one level: `code-l<level>` below the top, `code` at it. */
-export function codeVariant(level: number): CodeVariant {
-  if (level >= CODE_LEVELS) return PROCEDURAL;
-  return {
-    name: levelName("code", level, CODE_LEVELS),
-    description: `${PROCEDURAL.description} Level ${level} of ${CODE_LEVELS}: ${LEVEL_TEXT[level] ?? ""}.`,
-    tasks: {
-      ...PROCEDURAL.tasks,
-      id: `code-procedural/1/l${level}`,
-      get: (split, index) => codeTask(split, index, level),
-    },
-  };
+export function codeVariant(level: number): Variant<CodeTask> {
+  return variantAtLevel(PROCEDURAL, CODE_LEVELS, level, LEVEL_TEXT[level], (split, index) =>
+    codeTask(split, index, level),
+  );
 }
 
 /**
@@ -103,7 +94,7 @@ export function codeVariant(level: number): CodeVariant {
  */
 export function createCodeEnvironment(
   levelConfig: CodeConfig = DEFAULT_CODE_CONFIG,
-  variant: CodeVariant = codeVariant(checkLevel(levelConfig.level, CODE_LEVELS)),
+  variant: Variant<CodeTask> = codeVariant(checkLevel(levelConfig.level, CODE_LEVELS)),
 ) {
   const config = withLevel(levelConfig, checkLevel(levelConfig.level, CODE_LEVELS), CODE_LEVELS);
   return defineEnvironment<CodeTask, CodeState, CodeConfig>({
@@ -136,16 +127,7 @@ export function createCodeEnvironment(
       { role: "system", content: SYSTEM },
       { role: "user", content: task.question },
     ],
-    finish: (answer, { task }) => {
-      const given = finalAnswer(answer, config.answerFormat);
-      const correct = given !== undefined && sameNumber(given, task.answer);
-      return {
-        reward: correct ? 1 : 0,
-        components: { outcome: correct ? 1 : 0 },
-        success: correct,
-        info: { answer: given ?? null, expected: task.answer },
-      };
-    },
+    finish: exactAnswerFinish((text) => finalAnswer(text, config.answerFormat), sameNumber),
     // Runs the reference program, then answers with the number the sandbox gave back (not the stored
     // answer), so expert success also checks the program and the sandbox.
     expert: ({ task, state, step }) => {
@@ -159,16 +141,9 @@ export function createCodeEnvironment(
 export const code = createCodeEnvironment();
 
 /** The lower levels, served as `code-l1` and `code-l2` (level 3 is `code`). */
-export const codeLevels = Array.from({ length: CODE_LEVELS - 1 }, (_, i) =>
-  createCodeEnvironment({ ...DEFAULT_CODE_CONFIG, level: i + 1 }),
+export const codeLevels = lowerLevels(CODE_LEVELS, (level) =>
+  createCodeEnvironment({ ...DEFAULT_CODE_CONFIG, level }),
 );
-
-const GSM8K_SOURCE: DatasetSourceOptions = {
-  dataset: GSM8K_DATASET,
-  splits: ["train", "test"],
-  importHint:
-    "npm run data -- import gsm8k <path>/train.jsonl and .../test.jsonl (add --d1 local|remote for a worker)",
-};
 
 const gsm8kTasks = datasetTaskSource<CalcTask>(GSM8K_SOURCE);
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
-import { checkLevel, levelName, withLevel } from "../kit/levels.js";
+import { checkLevel, levelName, lowerLevels, withLevel } from "../kit/levels.js";
 import { corpusRetriever } from "./corpus-retriever.js";
 import { nextExpertQuery, retrieverProbe, supportingTitles } from "./expert.js";
 import { type AnswerMetric, extractAnswer, scoreAnswer } from "./normalize.js";
@@ -212,7 +212,7 @@ function lowerLevel(level: number, version: string, test: TestWorld): Environmen
 export const searchL1SharedTest: Environment = lowerLevel(1, "1.2.0", "shared");
 
 /** The lower levels, served as `search-l1` and `search-l2` (level 3 is `search`). */
-export const searchLevels = Array.from({ length: SEARCH_LEVELS - 1 }, (_, i) => searchAtLevel(i + 1));
+export const searchLevels = lowerLevels(SEARCH_LEVELS, searchAtLevel);
 
 const hotpotHint =
   "npm run data -- import hotpotqa ../shared/data/hotpotqa/hotpot_dev_distractor_v1_first53.json";

@@ -3,7 +3,7 @@ import { EdgegymError } from "../../shared/errors.js";
 import { formatHermesCall } from "../../shared/tool-calls.js";
 import { requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
-import { checkLevel, levelName, withLevel } from "../kit/levels.js";
+import { checkLevel, levelDescription, levelName, lowerLevels, withLevel } from "../kit/levels.js";
 import { browse, searchState, showPage } from "./browser.js";
 import {
   builtinSource,
@@ -189,9 +189,7 @@ export function createWebshop(
     "WebShop (Yao et al. 2022) text mode over a generated catalog: search and click to buy the product the instruction describes.";
   return createWebshopEnv(
     levelName("webshop", level, WEBSHOP_LEVELS),
-    level >= WEBSHOP_LEVELS
-      ? description
-      : `${description} Level ${level} of ${WEBSHOP_LEVELS}: ${LEVEL_TEXT[level]?.(config.catalogSize) ?? ""}.`,
+    levelDescription(description, level, WEBSHOP_LEVELS, LEVEL_TEXT[level]?.(config.catalogSize)),
     builtinSource(config.catalogSize, level),
     config,
     WEBSHOP_LEVEL_CATALOG[level] ?? WEBSHOP_VIEW,
@@ -221,9 +219,7 @@ export function createWebshopReal(kind: GoalKind = "synthetic"): Environment {
 
 export const webshop = createWebshop();
 /** The lower levels, served as `webshop-l1` and `webshop-l2` (level 3 is `webshop`). */
-export const webshopLevels = Array.from({ length: WEBSHOP_LEVELS - 1 }, (_, i) =>
-  createWebshop({ level: i + 1 }),
-);
+export const webshopLevels = lowerLevels(WEBSHOP_LEVELS, (level) => createWebshop({ level }));
 /**
  * webshop-l1 as it was up to 1.8.0 (300 products), kept so that runs recorded at 1.5.0–1.8.0 can still
  * be grouped by task and replayed in process (`local:webshop-l1@1.8.0`). Not served by the hosts.

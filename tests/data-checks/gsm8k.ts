@@ -1,12 +1,8 @@
 import { sameNumber } from "../../environments/calculator/answer.js";
 import { evaluate } from "../../environments/calculator/evaluator.js";
 import { playExpert } from "../../environments/calculator/expert-play.js";
-import { importGsm8k } from "../../environments/calculator/gsm8k.js";
-import {
-  createCalculator,
-  DEFAULT_CALCULATOR_CONFIG,
-  GSM8K_SOURCE,
-} from "../../environments/calculator/index.js";
+import { GSM8K_SOURCE, importGsm8k } from "../../environments/calculator/gsm8k.js";
+import { createCalculator, DEFAULT_CALCULATOR_CONFIG } from "../../environments/calculator/index.js";
 import type { CalcTask } from "../../environments/calculator/tasks.js";
 import { gsm8kCodeTask } from "../../environments/code/gsm8k-program.js";
 import { runJavaScript } from "../../environments/code/run-queue.js";
