@@ -26,7 +26,11 @@ const FORWARDED = {
   reset: "POST",
   step: "POST",
   "openenv/mcp": "POST",
+  list_environments: "GET",
 } as const;
+
+/** The per-env part of OpenReward's task listing (`/<env>/splits`, …), forwarded as the rest. */
+const LISTING = { splits: "GET", tools: "GET", num_tasks: "POST", task: "POST", task_range: "POST" } as const;
 
 /** Sockets open per caller in this isolate. */
 const open = new Map<string, number>();
@@ -92,11 +96,16 @@ gatewayOpenEnvRoutes.get(`${GATEWAY_PREFIX}/ws`, async (c) => {
 // After `/ws`, which the one-segment pattern would also match.
 gatewayOpenEnvRoutes.on(
   ["GET", "POST"],
-  [`${GATEWAY_PREFIX}/:op{[a-z_]+}`, `${GATEWAY_PREFIX}/openenv/mcp`],
+  [
+    `${GATEWAY_PREFIX}/:op{[a-z_]+}`,
+    `${GATEWAY_PREFIX}/openenv/mcp`,
+    `${GATEWAY_PREFIX}/:listed{[a-z0-9][a-z0-9._-]*}/:part{[a-z_]+}`,
+  ],
   async (c) => {
-    const op = c.req.path.endsWith("/openenv/mcp") ? "openenv/mcp" : (c.req.param("op") ?? "");
-    if (!Object.hasOwn(FORWARDED, op) || FORWARDED[op as keyof typeof FORWARDED] !== c.req.method)
+    const forwarded = forwardedOp(c.req.path, c.req.param());
+    if (forwarded?.method !== c.req.method)
       throw new EdgegymError("not_found", `no route ${c.req.method} ${c.req.path}`);
+    const { op } = forwarded;
     const { target, requestId } = await lookUp(c);
     const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId };
     const session = c.req.header("edgegym-session");
@@ -117,6 +126,22 @@ gatewayOpenEnvRoutes.on(
     });
   },
 );
+
+/** The forwarded route a request names (`op`, as the env serves it) and the method it takes. */
+function forwardedOp(
+  path: string,
+  params: { op?: string; listed?: string; part?: string },
+): { op: string; method: string } | undefined {
+  if (path.endsWith("/openenv/mcp")) return { op: "openenv/mcp", method: "POST" };
+  const { op, listed, part } = params;
+  if (listed !== undefined && part !== undefined)
+    return Object.hasOwn(LISTING, part)
+      ? { op: `${listed}/${part}`, method: LISTING[part as keyof typeof LISTING] }
+      : undefined;
+  return op !== undefined && Object.hasOwn(FORWARDED, op)
+    ? { op, method: FORWARDED[op as keyof typeof FORWARDED] }
+    : undefined;
+}
 
 /** The caller may read the env: the same check as every gateway call. */
 async function lookUp(c: Context<AppEnv>) {

@@ -46,6 +46,45 @@ export function httpTests(suite: { target: OpenEnvTarget }): void {
     expect((await problem(await send("/num_tasks?split=nope"), 404)).code).toBe("unknown_split");
   });
 
+  it("lists its tasks as OpenReward's servers do: list_environments, splits, num_tasks, task, task_range, tools", async () => {
+    const names = (await json(await send("/list_environments"), 200)) as unknown as string[];
+    expect(names).toHaveLength(1);
+    const name = names[0] ?? "";
+    const { splits } = await json(await send("/num_tasks"), 200);
+    const counts = splits as Record<string, number>;
+    const listed = (await json(await send(`/${name}/splits`), 200)) as unknown as {
+      name: string;
+      type: string;
+    }[];
+    expect(listed.map((s) => s.name)).toEqual(Object.keys(counts));
+    expect(listed.find((s) => s.name === "train")?.type).toBe("train");
+    expect(await json(await post(`/${name}/num_tasks`, { split: "train" }), 200)).toEqual({
+      num_tasks: counts.train,
+    });
+    expect(await json(await post(`/${name}/task`, { split: "train", index: 2 }), 200)).toEqual({
+      task: { split: "train", index: 2 },
+      env_name: name,
+    });
+    const range = await json(await post(`/${name}/task_range`, { split: "train", start: 1, stop: 3 }), 200);
+    expect(range.tasks).toEqual([
+      { split: "train", index: 1 },
+      { split: "train", index: 2 },
+    ]);
+    const { tools } = await json(await send(`/${name}/tools`), 200);
+    expect((tools as { name: string }[]).length).toBeGreaterThan(0);
+    // Refusals: a split, index or env this server doesn't have, and a range past the bound.
+    expect((await problem(await post(`/${name}/num_tasks`, { split: "nope" }), 404)).code).toBe(
+      "unknown_split",
+    );
+    const past = { split: "train", index: counts.train ?? 0 };
+    expect((await problem(await post(`/${name}/task`, past), 422)).code).toBe("invalid_request");
+    expect((await problem(await send("/no-such-env/splits"), 404)).code).toBe("not_found");
+    if ((counts.train ?? 0) > 1_000) {
+      const wide = { split: "train", start: 0, stop: 1_001 };
+      expect((await problem(await post(`/${name}/task_range`, wide), 422)).code).toBe("invalid_request");
+    }
+  });
+
   it("plays statelessly: POST /reset hands out the token, POST /step carries it (top level or in the action's metadata)", async () => {
     const reset = OpenEnvResult.parse(await json(await post("/reset", ""), 200));
     expect(reset).toMatchObject({ reward: null, done: false });

@@ -11,6 +11,7 @@ import { openEnvSchemas } from "./schemas.js";
 import { appBindings, hostUpgrade } from "./socket.js";
 import { answerSocketMessage } from "./socket-protocol.js";
 import { DEFAULT_SOCKET_LIMITS, episodeSocket, type SocketLimits } from "./socket-session.js";
+import { countOf, taskListingRoutes } from "./task-listing.js";
 import { viewOfToken } from "./token-view.js";
 
 export type OpenEnvOptions = Partial<SocketLimits> & {
@@ -26,7 +27,8 @@ type AppEnv = { Bindings: Record<string, unknown> };
 /**
  * OpenEnv's HTTP and WebSocket surface of one environment, beside edgegym/v1: `/ws` (one episode per
  * socket), `/health`, `/metadata`, `/schema`, `/state`, the stateless `/reset` and `/step` (the sealed
- * token travels in the bodies), and `/num_tasks`. With `production`, also OpenEnv's production-mode
+ * token travels in the bodies), `/num_tasks`, and the ORS task listing (`/list_environments`,
+ * `/<env>/splits`, …). With `production`, also OpenEnv's production-mode
  * MCP dialect at `/mcp` (mounted under `<base>/openenv`, so `<base>/mcp` stays standard MCP).
  */
 export function openEnvRoutes(
@@ -60,12 +62,7 @@ export function openEnvRoutes(
   app.get("/num_tasks", async (c) => {
     const manifest = await env.manifest(runtime(c.env));
     const split = c.req.query("split") ?? "train";
-    const count = manifest.splits[split];
-    if (count === undefined) {
-      const names = Object.keys(manifest.splits).join(", ");
-      throw new EdgegymError("unknown_split", `unknown split "${split}"; this environment has ${names}`);
-    }
-    return c.json({ num_tasks: count, split, splits: manifest.splits });
+    return c.json({ num_tasks: countOf(manifest, split), split, splits: manifest.splits });
   });
 
   app.get("/state", async (c) => {
@@ -129,6 +126,8 @@ export function openEnvRoutes(
       return open(peer);
     });
   });
+
+  app.route("/", taskListingRoutes(env, runtime));
 
   if (options.production) {
     const mcp = productionMcp(env, now);
