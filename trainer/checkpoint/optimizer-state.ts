@@ -57,6 +57,8 @@ export async function encodeOptimizerState(
     tensors.set(`m/${name}`, stored(m.tensor));
     tensors.set(`v/${name}`, stored(v.tensor));
   }
+  // NamedAdam's host moments come as copies (its slots are not variables then): free them now.
+  tf.dispose(slots.map((s) => s.tensor).filter((t) => !(t instanceof tf.Variable)));
   const c = optimizer.getConfig() as { learningRate: number; beta1: number; beta2: number; epsilon: number };
   const file: OptimizerFile = {
     type: "adam",

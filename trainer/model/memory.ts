@@ -1,5 +1,5 @@
 import { totalmem } from "node:os";
-import type { NamedAdam } from "../optim/named-adam.js";
+import { hostMoments, type NamedAdam } from "../optim/named-adam.js";
 import { headDim } from "./config.js";
 import { PASS_ELEMENTS, passCost } from "./passes.js";
 import type { ModelConfig } from "./types.js";
@@ -38,40 +38,46 @@ function perTokenLayer(c: ModelConfig, width: number): number {
 }
 
 export type MemoryEstimate = {
-  /** Bytes by part; `total` is their sum. */
+  /** Bytes by part on the backend's heap; `total` is their sum. */
   parts: Record<"weights" | "gradients" | "adam" | "reference" | "activations" | "vocab", number>;
   total: number;
+  /** Bytes of Adam's moments in JavaScript memory, outside the backend's heap (0 on webgpu). */
+  host: number;
   /** The pass the activations were counted for. */
   pass: { rows: number; width: number };
 };
 
 /**
  * Peak bytes of a training pass, from the shapes alone: weights, the accumulated and the pass's own
- * gradients, Adam's two moments and the ~4 temporaries of its largest variable (the embedding; see
- * {@link NamedAdam}), the frozen KL reference when there is one, the activations of the
- * largest pass {@link planPasses} can make (rows of the full context width within `passElements`), and
- * the vocabulary part: the ~8 `[rows, V]` blocks the backward pass of {@link targetScores} holds at
- * once (logits, log-softmax, softmax, their products, the target scatter) plus three `[V, D]` tensors
- * (the transposed tied embedding, the head's gradient and the gather's scatter-added gradient).
+ * gradients, Adam's part, the frozen KL reference when there is one, the activations of the largest
+ * pass {@link planPasses} can make (rows of the full context width within `passElements`), and the
+ * vocabulary part: the ~8 `[rows, V]` blocks the backward pass of {@link targetScores} holds at once
+ * (logits, log-softmax, softmax, their products, the target scatter) plus three `[V, D]` tensors (the
+ * transposed tied embedding, the head's gradient and the gather's scatter-added gradient).
+ * Adam's part ({@link NamedAdam}): where its moments live on the host, the one new value it writes back
+ * at a time (the largest variable, the embedding) on the heap and the two moments in `host`; on webgpu,
+ * the two moments and the ~4 temporaries of the largest variable, all on the device.
  */
 export function estimateTrainingMemory(
   c: ModelConfig,
-  opts: { reference: boolean; passElements?: number; width?: number },
+  opts: { reference: boolean; backend: string; passElements?: number; width?: number },
 ): MemoryEstimate {
   const width = Math.min(opts.width ?? c.contextLength, c.contextLength);
   const rows = Math.max(1, Math.floor((opts.passElements ?? PASS_ELEMENTS) / passCost(c, 1, width)));
   const params = parameterCount(c) * FLOAT;
+  const embedding = c.vocabSize * c.dModel * FLOAT;
+  const host = hostMoments(opts.backend);
   const tokens = rows * width;
   const parts = {
     weights: params,
     gradients: 2 * params,
-    adam: 2 * params + 4 * c.vocabSize * c.dModel * FLOAT,
+    adam: host ? embedding : 2 * params + 4 * embedding,
     reference: opts.reference ? params : 0,
     activations: (tokens * c.nLayers * perTokenLayer(c, width) + tokens * 4 * c.dModel) * FLOAT,
     vocab: (8 * Math.min(tokens, chunkRows(c.vocabSize)) * c.vocabSize + 3 * c.vocabSize * c.dModel) * FLOAT,
   };
   const total = Object.values(parts).reduce((a, b) => a + b, 0);
-  return { parts, total, pass: { rows, width } };
+  return { parts, total, host: host ? 2 * params : 0, pass: { rows, width } };
 }
 
 /** The memory a backend can use: wasm's 4 GiB heap, else the machine's RAM; `budgetMiB` overrides. */
@@ -83,14 +89,22 @@ export function memoryBudget(backend: string, budgetMiB?: number): { bytes: numb
 
 const mib = (bytes: number) => `${Math.ceil(bytes / MIB)} MiB`;
 
+/**
+ * What counts against a backend's budget: on wasm its heap, where the host moments are not; elsewhere
+ * the heap and the host moments alike live in the machine's RAM.
+ */
+export const budgeted = (e: MemoryEstimate, backend: string): number =>
+  backend === "wasm" ? e.total : e.total + e.host;
+
 /** One line: the estimate by part against the budget. */
 export function describeMemory(e: MemoryEstimate, budget: { bytes: number; source: string }): string {
   const parts = Object.entries(e.parts)
     .filter(([, b]) => b > 0)
     .map(([name, b]) => `${name} ${mib(b)}`)
     .join(", ");
+  const host = e.host > 0 ? `, and Adam's moments ${mib(e.host)} in host memory,` : "";
   return (
-    `estimated peak of a training pass ${mib(e.total)} (${parts}; a pass of ${e.pass.rows} × ${e.pass.width} tokens) ` +
+    `estimated peak of a training pass ${mib(e.total)} (${parts}; a pass of ${e.pass.rows} × ${e.pass.width} tokens)${host} ` +
     `against ${mib(budget.bytes)} (${budget.source})`
   );
 }
@@ -106,7 +120,7 @@ export function checkTrainingMemory(
   const estimate = estimateTrainingMemory(c, opts);
   const budget = memoryBudget(opts.backend, opts.budgetMiB);
   const line = `memory: ${describeMemory(estimate, budget)}`;
-  if (estimate.total <= budget.bytes) return { ok: true, line };
+  if (budgeted(estimate, opts.backend) <= budget.bytes) return { ok: true, line };
   return {
     ok: false,
     error:

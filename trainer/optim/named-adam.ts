@@ -1,4 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
+import { type HostMoments, hostAdamStep } from "./host-adam.js";
 
 /** What `applyGradients` takes: a name → gradient map, or a list of named gradients. */
 export type Gradients = Parameters<tf.Optimizer["applyGradients"]>[0];
@@ -13,6 +14,9 @@ export interface AdamMoments {
   v: tf.Tensor;
 }
 
+/** Whether {@link NamedAdam} keeps its moments on the host on this backend: webgpu cannot read synchronously. */
+export const hostMoments = (backend: string): boolean => backend !== "webgpu";
+
 /** AdamOptimizer's private state, which {@link NamedAdam.step} updates as tfjs's own code does. */
 type AdamInternals = {
   accBeta1: tf.Variable;
@@ -23,7 +27,12 @@ type AdamInternals = {
 };
 
 /**
- * tfjs Adam whose moment slots follow variable names. `tf.AdamOptimizer` keys its slots by the position
+ * tfjs Adam whose moment slots follow variable names, and whose moments live in JavaScript memory
+ * (see {@link hostAdamStep}) on every backend that reads tensors synchronously, i.e. all but webgpu:
+ * on wasm they would take two copies of the model out of the 32-bit heap's 4 GiB, which is what kept
+ * SmolLM2-135M's 30 layers from fitting. On webgpu they stay tensors, as in tfjs.
+ *
+ * The slots follow variable names: `tf.AdamOptimizer` keys its slots by the position
  * of each gradient in the list or map handed to `applyGradients`, so two callers that list the same
  * variables in different orders (an array in `trainableVariables` order, or a `variableGrads` map,
  * whose numeric engine names JavaScript orders numerically) would apply one variable's moments to
@@ -33,6 +42,10 @@ type AdamInternals = {
 export class NamedAdam extends tf.AdamOptimizer {
   private readonly slots: string[] = [];
   private readonly known = new Set<string>();
+  /** The moments by variable name on the host; undefined where they are tensors (webgpu). */
+  private readonly host: Map<string, HostMoments> | undefined = hostMoments(tf.getBackend())
+    ? new Map()
+    : undefined;
 
   /**
    * A continued run keeps the saved moments but steps at its own configured rate: otherwise
@@ -54,7 +67,67 @@ export class NamedAdam extends tf.AdamOptimizer {
       }
     }
     // A null gradient gets its slot and no update, as in tfjs, which keeps the slot layout stable.
-    this.step(this.slots.map((name) => ({ name, tensor: byName.get(name) ?? null })));
+    const list = this.slots.map((name) => ({ name, tensor: byName.get(name) ?? null }));
+    if (this.host) this.hostStep(this.host, list);
+    else this.step(list);
+    const self = this as unknown as AdamInternals;
+    tf.tidy(() => {
+      self.accBeta1.assign(tf.mul(self.accBeta1, this.beta1));
+      self.accBeta2.assign(tf.mul(self.accBeta2, this.beta2));
+    });
+    self.incrementIterations();
+  }
+
+  /**
+   * The step with host moments: each variable's value and gradient are read, stepped on the host, and
+   * the new value written back, so the heap holds one new value at a time beside the gradients.
+   */
+  private hostStep(host: Map<string, HostMoments>, list: { name: string; tensor: tf.Tensor | null }[]) {
+    const self = this as unknown as AdamInternals;
+    const scalars = {
+      beta1: this.beta1,
+      beta2: this.beta2,
+      epsilon: this.epsilon,
+      learningRate: this.learningRate,
+      // tfjs's `tf.sub(1, accBeta)`: a float32 subtraction.
+      oneMinusAccBeta1: Math.fround(1 - (self.accBeta1.dataSync()[0] as number)),
+      oneMinusAccBeta2: Math.fround(1 - (self.accBeta2.dataSync()[0] as number)),
+    };
+    for (const { name, tensor: gradient } of list) {
+      const value = tf.engine().registeredVariables[name] as tf.Variable;
+      let moments = host.get(name);
+      if (!moments) {
+        moments = { m: new Float32Array(value.size), v: new Float32Array(value.size) };
+        host.set(name, moments);
+      }
+      if (gradient == null) continue;
+      const next = hostAdamStep(
+        value.dataSync() as Float32Array,
+        gradient.dataSync() as Float32Array,
+        moments,
+        scalars,
+      );
+      const written = tf.tensor(next, value.shape);
+      value.assign(written);
+      written.dispose();
+    }
+  }
+
+  /**
+   * tfjs's layout (the step count, then every first moment, then every second one, in slot order);
+   * with host moments the tensors are copies made for the caller, who disposes them.
+   */
+  override async getWeights(): Promise<NamedTensor[]> {
+    const weights = await super.getWeights();
+    const host = this.host;
+    if (!host) return weights;
+    const copies = (key: "m" | "v") =>
+      this.slots.map((name) => {
+        const moments = host.get(name) as HostMoments;
+        const shape = (tf.engine().registeredVariables[name] as tf.Variable).shape;
+        return { name: `${name}/${key}`, tensor: tf.tensor(moments[key], shape) };
+      });
+    return [...weights.slice(0, 1), ...copies("m"), ...copies("v")];
   }
 
   /**
@@ -109,12 +182,7 @@ export class NamedAdam extends tf.AdamOptimizer {
         newValue.dispose();
       });
     });
-    tf.tidy(() => {
-      self.accBeta1.assign(tf.mul(self.accBeta1, this.beta1));
-      self.accBeta2.assign(tf.mul(self.accBeta2, this.beta2));
-    });
     tf.dispose([oneMinusAccBeta1, oneMinusAccBeta2]);
-    self.incrementIterations();
   }
 
   /**
@@ -128,6 +196,16 @@ export class NamedAdam extends tf.AdamOptimizer {
     const nulls = moments.map((x) => ({ name: x.variable, tensor: null }) as unknown as NamedTensor);
     for (let i = 0; i < iterations; i++) this.applyGradients(nulls);
     if (iterations === 0) return;
+    const host = this.host;
+    if (host) {
+      for (const x of moments) {
+        const slot = host.get(x.variable);
+        if (!slot) throw new Error(`no Adam slot for ${x.variable}`);
+        slot.m.set(x.m.dataSync());
+        slot.v.set(x.v.dataSync());
+      }
+      return;
+    }
     const [iter, ...slots] = await this.getWeights();
     iter?.tensor.dispose();
     moments.forEach((x, i) => {
