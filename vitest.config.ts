@@ -48,7 +48,8 @@ export default defineConfig({
         test: {
           name: "workers",
           setupFiles: ["./tests/workers/apply-migrations.ts"],
-          globalSetup: ["./tests/hub/stall-server.ts"],
+          // The hosted-env tests push a real env bundle, built once in Node (tests/hub/hosted/build-bundles.ts).
+          globalSetup: ["./tests/hub/stall-server.ts", "./tests/hub/hosted/build-bundles.ts"],
           include: ["{shared,environments,hub,tests}/**/*.workers.test.ts"],
           testTimeout: 30_000,
         },

@@ -10,6 +10,7 @@ import { authenticate } from "./auth/middleware.js";
 import type { AppEnv } from "./env.js";
 import { GATEWAY_PREFIX, isGatewayPath } from "./gateway-path.js";
 import { dataOnly } from "./gateway-response.js";
+import { PUBLISH_MAX_BODY_BYTES } from "./hosted/bundle.js";
 import { refuseLoops } from "./loop-guard.js";
 import { callerKey, rateLimit } from "./rate-limit.js";
 import { builtinHost } from "./registry/upstream.js";
@@ -64,6 +65,8 @@ function mountApi(app: HubApp) {
     .route("/", gatewayOpenEnvRoutes);
 }
 
+const PUBLISH_PATH = /^\/v1\/envs\/[^/]+\/[^/]+\/versions$/;
+
 export type HubApi = ReturnType<typeof mountApi>;
 
 /**
@@ -77,14 +80,18 @@ export function createHubApp(options: HubOptions = {}): HubApp {
   const window = new SlidingWindow();
 
   app.use("*", requestId(), provideDeps({ now, fetch: upstreamFetch, window }));
-  app.use(
-    "/v1/*",
+  // A publish may carry a hosted bundle (megabytes of modules); every other body is small.
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize,
       onError: () => {
-        throw bodyTooLarge(MAX_BODY_BYTES);
+        throw bodyTooLarge(maxSize);
       },
-    }),
+    });
+  const small = limit(MAX_BODY_BYTES);
+  const publish = limit(PUBLISH_MAX_BODY_BYTES);
+  app.use("/v1/*", (c, next) =>
+    (c.req.method === "POST" && PUBLISH_PATH.test(c.req.path) ? publish : small)(c, next),
   );
   // What the gateway and the built-ins answer is data on the pages' origin, never a page.
   app.use(`${GATEWAY_PREFIX}/*`, dataOnly());

@@ -8,6 +8,34 @@ export interface RateLimiter {
   limit(options: { key: string }): Promise<{ success: boolean }>;
 }
 
+/** The subset of an R2 bucket the hub uses for hosted bundles. */
+export interface BundleBucket {
+  put(key: string, value: string): Promise<unknown>;
+  get(key: string): Promise<{ text(): Promise<string> } | null>;
+}
+
+/** A module as the Worker Loader takes it (one of its kinds). */
+export type LoaderModule = { js: string } | { text: string } | { json: unknown } | { data: ArrayBuffer };
+
+/** What the Worker Loader builds one sandboxed isolate from. */
+export type LoaderCode = {
+  compatibilityDate: string;
+  compatibilityFlags?: string[];
+  mainModule: string;
+  modules: Record<string, LoaderModule>;
+  env: Record<string, string>;
+  globalOutbound: null;
+  limits?: { cpuMs?: number };
+};
+
+/** The subset of the Worker Loader binding (Dynamic Workers) the hub uses. */
+export interface WorkerLoader {
+  get(
+    id: string,
+    code: () => Promise<LoaderCode>,
+  ): { getEntrypoint(): { fetch(request: Request): Promise<Response> } };
+}
+
 /** Bindings of the hub worker (wrangler.toml, secrets, `.dev.vars`). */
 export type HubBindings = {
   DB: Parameters<typeof drizzle>[0];
@@ -32,6 +60,14 @@ export type HubBindings = {
   HUB_ORIGIN?: string;
   /** Fewest tasks a run must cover to enter a leaderboard; default 10. */
   HUB_LEADERBOARD_MIN_TASKS?: string;
+  /** Loads hosted environments' code into sandboxed isolates (wrangler.toml `[[worker_loaders]]`). */
+  LOADER?: WorkerLoader;
+  /** Hosted environments' bundles (wrangler.toml `[[r2_buckets]]`). */
+  HUB_BUNDLES?: BundleBucket;
+  /** Guard calls one hosted-env request may make (hub/hosted/sandbox-modules.ts); default 20000000. */
+  HUB_HOSTED_TICKS?: string;
+  /** CPU ms one hosted-env request may use where the runtime enforces it (Cloudflare); default 1000. */
+  HUB_HOSTED_CPU_MS?: string;
   /** Seals the built-in envs' sessions and, under its own derived key, the hub's evaluation handles. */
   EDGEGYM_SESSION_KEY?: string;
   [binding: string]: unknown;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Slug } from "./env-ref.js";
+import { HostedBundle, HostedInfo } from "./hosted.js";
 import { Manifest, Semver } from "./protocol.js";
 
 /**
@@ -80,7 +81,7 @@ export const VersionInfo = z
     version: z.string(),
     prerelease: z.boolean(),
     yanked: z.boolean(),
-    source: z.enum(["endpoint", "builtin"]),
+    source: z.enum(["endpoint", "builtin", "hosted"]),
     endpoint: z.string().nullable(),
     builtin: z.string().nullable(),
     contentHash: z.string(),
@@ -89,8 +90,8 @@ export const VersionInfo = z
   .openapi("Version");
 export type VersionInfo = z.infer<typeof VersionInfo>;
 
-/** One version with its stored manifest (`GET …/versions/{version}`). */
-export const VersionDetail = VersionInfo.extend({ manifest: Manifest });
+/** One version with its stored manifest (`GET …/versions/{version}`); `hosted` only for a pushed bundle. */
+export const VersionDetail = VersionInfo.extend({ manifest: Manifest, hosted: HostedInfo.nullable() });
 
 export const EnvSummary = z
   .object({
@@ -122,14 +123,16 @@ export const ListEnvsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/** A version from an endpoint, a built-in, or a bundle the hub hosts (`edgegym push`): exactly one. */
 export const Publish = z
   .object({
     version: Semver,
     endpoint: z.url({ protocol: /^https?$/ }).optional(),
     builtin: Slug.optional(),
+    bundle: HostedBundle.optional(),
   })
-  .refine((b) => (b.endpoint === undefined) !== (b.builtin === undefined), {
-    message: "give exactly one of endpoint or builtin",
+  .refine((b) => [b.endpoint, b.builtin, b.bundle].filter((x) => x !== undefined).length === 1, {
+    message: "give exactly one of endpoint, builtin or bundle",
   });
 
 export const CreateShare = z.object({ team: Slug, role: Role });

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
+import type { HostedInfo } from "../../shared/hosted.js";
 import type { Manifest, PublicJwk } from "../../shared/protocol.js";
 import type { HubDb } from "../db.js";
 import type { Access, EnvRow } from "./access.js";
@@ -52,7 +53,7 @@ export function versionInfo(v: VersionRow) {
     version: v.version,
     prerelease: v.prerelease,
     yanked: v.yankedAt !== null,
-    source: v.builtin ? ("builtin" as const) : ("endpoint" as const),
+    source: v.builtin ? ("builtin" as const) : v.bundleHash ? ("hosted" as const) : ("endpoint" as const),
     endpoint: v.endpoint,
     builtin: v.builtin,
     contentHash: v.contentHash,
@@ -67,6 +68,15 @@ export function versionInfo(v: VersionRow) {
 export function versionInfoFor(v: VersionRow, access: Access) {
   const info = versionInfo(v);
   return access === "read" ? { ...info, endpoint: null } : info;
+}
+
+/** `GET …/versions/{version}`: the version as `access` may see it, its manifest, and a hosted bundle's facts. */
+export function versionDetailFor(v: VersionRow, access: Access) {
+  return {
+    ...versionInfoFor(v, access),
+    manifest: manifestOf(v),
+    hosted: (v.hosted as HostedInfo | null) ?? null,
+  };
 }
 
 export const manifestOf = (v: VersionRow): Manifest => v.manifest as Manifest;

@@ -57,11 +57,13 @@ async function lookup(
     .select({
       visibility: hubEnvs.visibility,
       role,
+      envId: hubEnvs.id,
       version: hubVersions.version,
       prerelease: hubVersions.prerelease,
       yankedAt: hubVersions.yankedAt,
       endpoint: hubVersions.endpoint,
       builtin: hubVersions.builtin,
+      bundleHash: hubVersions.bundleHash,
       stepTimeoutMs: sql<number | null>`json_extract(${hubVersions.manifest}, '$.limits.stepTimeoutMs')`,
     })
     .from(hubEnvs)

@@ -3,11 +3,19 @@ import { setMcpClient } from "../../environments/kit/mcp/handler.js";
 import { EdgegymError, Problem } from "../../shared/errors.js";
 import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
+import type { HubBindings } from "../env.js";
+import { callHosted, type HostedRef } from "../hosted/loader.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "./endpoint-policy.js";
 import { readWithin, UPSTREAM_MAX_BYTES } from "./upstream-body.js";
 
-/** Where a version's edgegym/v1 surface lives: a built-in served in-process, or an external URL. */
-export type Upstream = { kind: "builtin"; name: string } | { kind: "endpoint"; url: string };
+/**
+ * Where a version's edgegym/v1 surface lives: a built-in served in-process, an external URL, or a
+ * pushed bundle the hub runs in a sandboxed isolate of its own (hub/hosted/loader.ts).
+ */
+export type Upstream =
+  | { kind: "builtin"; name: string }
+  | { kind: "endpoint"; url: string }
+  | ({ kind: "hosted" } & HostedRef);
 
 type Fetcher = (request: Request) => Promise<Response>;
 
@@ -32,8 +40,17 @@ export function builtinHost(): ReturnType<typeof createEnvironmentsHost> {
   return host;
 }
 
-export function upstreamOf(row: { endpoint: string | null; builtin: string | null }): Upstream {
+export function upstreamOf(row: {
+  envId: number;
+  version: string;
+  endpoint: string | null;
+  builtin: string | null;
+  bundleHash: string | null;
+}): Upstream {
   if (row.builtin) return { kind: "builtin", name: row.builtin };
+  if (row.bundleHash) {
+    return { kind: "hosted", envId: row.envId, version: row.version, bundleHash: row.bundleHash };
+  }
   return { kind: "endpoint", url: row.endpoint ?? "" };
 }
 
@@ -67,7 +84,9 @@ export function upstreamMaxBytes(bindings: Record<string, unknown>): number {
  * run in-process with the hub's own bindings (which hold their secrets; the kit bounds their steps).
  * External endpoints go through `fetcher` with the hop header, without following redirects (a
  * redirect could lead to an address the endpoint check refuses), and only when the endpoint check
- * passes. `mcpClient` names the caller to a built-in's MCP session bounds. Either way `timeoutMs` covers the answer and its body (`readWithin`). Errors never name the
+ * passes. Hosted versions go to their isolate, with the same deadline and size cap. `mcpClient`
+ * names the caller to a built-in's MCP session bounds. Either way `timeoutMs` covers the answer and
+ * its body (`readWithin`). Errors never name the
  * endpoint: readers of a shared env reach it through the gateway and must not learn where it is.
  */
 export async function callUpstream(
@@ -89,6 +108,10 @@ export async function callUpstream(
     // In-process, the kit's MCP bounds sessions per client by this key (an endpoint sees the hub's address).
     if (mcpClient !== undefined) setMcpClient(request, mcpClient);
     send = (r) => builtinHost().fetch(r, bindings);
+  } else if (upstream.kind === "hosted") {
+    // The isolate has no network and answers only the hub; the race below is its deadline.
+    request = new Request(`http://hosted/${rel}`, init);
+    send = (r) => callHosted(upstream, bindings as HubBindings, r);
   } else {
     const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });
     if (!verdict.ok) {

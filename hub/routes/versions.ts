@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { findBuiltin } from "../../environments/builtin.js";
-import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
+import { hubEnvs, hubHostedSecrets, hubVersions } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import type { Manifest } from "../../shared/protocol.js";
+import { HostedSource } from "../../shared/hosted.js";
 import {
   EnvParams,
   Publish,
@@ -14,10 +14,12 @@ import {
 } from "../../shared/registry.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
+import { checkHostedKey, prepareHosted, storeHosted } from "../hosted/publish.js";
+import { readSource } from "../hosted/store.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
 import { refuseEmptyVersion } from "../registry/empty-version.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "../registry/endpoint-policy.js";
-import { resolveVersion, versionInfo, versionInfoFor } from "../registry/resolve.js";
+import { resolveVersion, versionDetailFor, versionInfo } from "../registry/resolve.js";
 import { forgetGatewayTargets } from "../registry/target.js";
 import { fetchManifest, manifestDeadline, type Upstream } from "../registry/upstream.js";
 import { isPrerelease } from "../registry/versions.js";
@@ -28,9 +30,12 @@ const publish = createRoute({
   path: "/v1/envs/{owner}/{name}/versions",
   tags: ["registry"],
   summary:
-    "Publish an immutable version from an endpoint (its manifest is fetched and checked) or a built-in",
+    "Publish an immutable version from an endpoint (its manifest is fetched and checked), a built-in, or a bundle the hub hosts",
   request: { params: EnvParams, ...body(Publish) },
-  responses: { 201: json(VersionInfo, "the version"), ...problems(401, 403, 404, 409, 422, 502, 504, 508) },
+  responses: {
+    201: json(VersionInfo, "the version"),
+    ...problems(401, 403, 404, 409, 413, 422, 502, 504, 508),
+  },
 });
 
 const yank = createRoute({
@@ -49,6 +54,15 @@ const getVersion = createRoute({
   summary: "One version with its stored manifest; `latest` resolves",
   request: { params: VersionOrLatestParams },
   responses: { 200: json(VersionDetail), ...problems(401, 403, 404) },
+});
+
+const getSource = createRoute({
+  method: "get",
+  path: "/v1/envs/{owner}/{name}/versions/{version}/source",
+  tags: ["registry"],
+  summary: "A hosted version's modules as pushed, to read what runs; `latest` resolves",
+  request: { params: VersionOrLatestParams },
+  responses: { 200: json(HostedSource), ...problems(401, 403, 404) },
 });
 
 /** `/v1/envs/{owner}/{name}/versions`: publish, yank and read immutable versions. */
@@ -75,11 +89,15 @@ export const versionRoutes = routeApp()
         });
       }
     }
+    const hosted = b.bundle ? await prepareHosted(b.bundle, env.id, b.version, c.env) : undefined;
     const upstream: Upstream = b.builtin
       ? { kind: "builtin", name: b.builtin }
-      : { kind: "endpoint", url: b.endpoint ?? "" };
+      : hosted
+        ? { kind: "hosted", ...hosted.ref }
+        : { kind: "endpoint", url: b.endpoint ?? "" };
     const manifest = await fetchManifest(upstream, c.env, fetch, manifestDeadline(c.env));
     if (!manifest.ok) throw manifest.error;
+    if (hosted) checkHostedKey(manifest.value, hosted);
     await refuseEmptyVersion(manifest.value, upstream, c.env, fetch);
     const t = new Date(now());
     const row = {
@@ -88,6 +106,8 @@ export const versionRoutes = routeApp()
       prerelease: isPrerelease(b.version),
       endpoint: b.endpoint ?? null,
       builtin: b.builtin ?? null,
+      bundleHash: hosted?.info.bundleHash ?? null,
+      hosted: hosted?.info ?? null,
       manifest: manifest.value,
       publicKey: manifest.value.publicKey,
       contentHash: manifest.value.contentHash,
@@ -95,7 +115,15 @@ export const versionRoutes = routeApp()
       createdAt: t,
     };
     try {
-      await db.insert(hubVersions).values(row);
+      const insert = db.insert(hubVersions).values(row);
+      if (hosted) {
+        const sealed = await storeHosted(c.env, hosted);
+        // One batch: the version and its secrets exist together or not at all.
+        await db.batch([
+          insert,
+          db.insert(hubHostedSecrets).values({ envId: env.id, version: b.version, sealed }),
+        ]);
+      } else await insert;
     } catch (e) {
       // The primary key (env, version) lets exactly one of concurrent publishes win.
       if (isUniqueViolation(e))
@@ -128,5 +156,19 @@ export const versionRoutes = routeApp()
     const db = hubDb(c.env);
     const { env, access } = await readableEnv(db, team, owner, name);
     const row = await resolveVersion(db, env, version);
-    return c.json({ ...versionInfoFor(row, access), manifest: row.manifest as Manifest }, 200);
+    return c.json(versionDetailFor(row, access), 200);
+  })
+  .openapi(getSource, async (c) => {
+    const team = readerTeam(c.get("principal"));
+    const { owner, name, version } = c.req.valid("param");
+    const db = hubDb(c.env);
+    const { env } = await readableEnv(db, team, owner, name);
+    const row = await resolveVersion(db, env, version);
+    if (!row.bundleHash) {
+      throw new EdgegymError(
+        "not_found",
+        `${owner}/${name}@${row.version} is not hosted, so the hub holds no source`,
+      );
+    }
+    return c.json(await readSource(c.env, row.bundleHash), 200);
   });

@@ -1,0 +1,96 @@
+import { type Function as AcornFunction, type Literal, type Node, parse } from "acorn";
+import { simple } from "acorn-walk";
+import type { Result } from "../../shared/result.js";
+
+/**
+ * Module names and identifiers under this prefix are the hub's: a pushed module may not name them, so
+ * it can neither shadow the guard's tick nor import the guard to reset its count.
+ */
+export const RESERVED_PREFIX = "__edgegym";
+/** The guard module the hub adds to every hosted bundle (hub/hosted/guard.ts). */
+export const GUARD_MODULE = `${RESERVED_PREFIX}/guard.js`;
+const TICK = `${RESERVED_PREFIX}_tick`;
+
+type Edit = { at: number; text: string };
+
+/**
+ * One ES module's source with a guard call (`__edgegym_tick()`) at the head of every function body
+ * and every loop body, and the import of that guard. The guard counts calls and throws past a budget
+ * (hub/hosted/guard.ts), so a synchronous loop or runaway recursion ends even where the runtime
+ * enforces no CPU limit (local workerd runs the hub and every loaded isolate on one thread: one
+ * `for(;;){}` would freeze the whole hub). Counting, not timing: `Date.now()` stands still during
+ * synchronous execution in workerd.
+ *
+ * Refused: dynamic `import()` (it could reach the guard module by a computed name), and any import
+ * or identifier under the reserved prefix. `moduleName` is the module's path in the bundle, for
+ * the guard's import specifier.
+ */
+export function instrumentModule(source: string, moduleName: string): Result<string, string> {
+  let ast: Node;
+  try {
+    ast = parse(source, { ecmaVersion: "latest", sourceType: "module" });
+  } catch (e) {
+    return { ok: false, error: `${moduleName} is not an ES module: ${(e as Error).message}` };
+  }
+  const edits: Edit[] = [];
+  let refused: string | undefined;
+  const refuse = (why: string) => {
+    refused ??= `${moduleName}: ${why}`;
+  };
+  const guardBody = (body: Node) => {
+    if (body.type === "BlockStatement") edits.push({ at: body.start + 1, text: `${TICK}();` });
+    else {
+      edits.push({ at: body.start, text: `{${TICK}();` });
+      edits.push({ at: body.end, text: "}" });
+    }
+  };
+  const guardFunction = (fn: AcornFunction) => {
+    if (fn.body.type === "BlockStatement") guardBody(fn.body);
+    else {
+      // An arrow's expression body: `x => (tick(), x)` keeps its value.
+      edits.push({ at: fn.body.start, text: `(${TICK}(),` });
+      edits.push({ at: fn.body.end, text: ")" });
+    }
+  };
+  const checkSource = (node: { source?: Literal | null }) => {
+    const spec = node.source?.value;
+    if (typeof spec === "string" && spec.includes(RESERVED_PREFIX)) {
+      refuse(`imports ${spec}, a name reserved for the hub`);
+    }
+  };
+  const loop = (n: { body: Node }) => guardBody(n.body);
+  simple(ast, {
+    ForStatement: loop,
+    ForInStatement: loop,
+    ForOfStatement: loop,
+    WhileStatement: loop,
+    DoWhileStatement: loop,
+    FunctionDeclaration: guardFunction,
+    FunctionExpression: guardFunction,
+    ArrowFunctionExpression: guardFunction,
+    ImportExpression: () => refuse("dynamic import() is not allowed in a hosted environment"),
+    ImportDeclaration: checkSource,
+    ExportNamedDeclaration: checkSource,
+    ExportAllDeclaration: checkSource,
+    Identifier: (n) => {
+      if (n.name.startsWith(RESERVED_PREFIX)) refuse(`uses the identifier ${n.name}, reserved for the hub`);
+    },
+  });
+  if (refused !== undefined) return { ok: false, error: refused };
+  // Pieces in source order, joined once: splicing into the string per edit is quadratic.
+  edits.sort((a, b) => a.at - b.at);
+  const pieces = [`import { ${TICK} } from "${guardSpecifier(moduleName)}";\n`];
+  let from = 0;
+  for (const e of edits) {
+    pieces.push(source.slice(from, e.at), e.text);
+    from = e.at;
+  }
+  pieces.push(source.slice(from));
+  return { ok: true, value: pieces.join("") };
+}
+
+/** The guard's path relative to `moduleName`, as workerd resolves a module's imports against its own path. */
+function guardSpecifier(moduleName: string): string {
+  const depth = moduleName.split("/").length - 1;
+  return `${depth === 0 ? "./" : "../".repeat(depth)}${GUARD_MODULE}`;
+}
