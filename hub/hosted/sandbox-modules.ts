@@ -41,7 +41,8 @@ export function entrySource(mainModule: string, budget: number): string {
     ),
   );
   return `import { ${RESERVED_PREFIX}_reset as reset, ${RESERVED_PREFIX}_exceeded as exceeded } from "./guard.js";
-import app from ${JSON.stringify(`../${mainModule}`)};
+import * as main from ${JSON.stringify(`../${mainModule}`)};
+const app = main.default;
 if (typeof app?.fetch !== "function") {
   throw new TypeError("the main module's default export is not a fetch handler (export default app, or { fetch })");
 }

@@ -1,0 +1,287 @@
+import { SELF } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUNDLE_MAX_BYTES } from "../../hub/hosted/bundle.js";
+import type { HostedBundle } from "../../shared/hosted.js";
+import { hubClient, newTeam } from "./client.js";
+import { appModule, hostileBundle, pushEnv } from "./hosted/push.js";
+
+const hub = hubClient((r) => SELF.fetch(r));
+
+/**
+ * One pushed env whose `POST /v1/sessions` runs the hostile case its body's `split` names (every
+ * other route is guess-number's, so it publishes): each case is one request through the gateway.
+ */
+const HOSTILE = `
+  const { split } = await request.json();
+  const json = (value) => Response.json(value);
+  const refusal = async (url) => {
+    try {
+      const r = await fetch(url);
+      return json({ reached: r.status });
+    } catch (e) {
+      return json({ refused: String(e && e.message) });
+    }
+  };
+  switch (split) {
+    case "loop": for (;;) {}
+    case "caught-loop": for (;;) { try { for (;;) {} } catch {} }
+    case "async-loop": for (;;) await null;
+    case "recursion": { const f = (n) => f(n + 1) + 1; return json({ n: f(0) }); }
+    case "throw": throw new Error("the env's own bug");
+    case "internet": return refusal("http://example.com/");
+    case "hub": return refusal("http://hub.test/healthz");
+    case "loopback": return refusal("http://127.0.0.1:8787/healthz");
+    case "bindings": return json({ keys: Object.keys(env).sort(), db: typeof env.DB, bundles: typeof env.HUB_BUNDLES, loader: typeof env.LOADER, admin: typeof env.HUB_ADMIN_TOKEN });
+    case "alloc": { const a = new Uint8Array(100 * 1024 * 1024); a.fill(7); return json({ bytes: a.length, last: a[a.length - 1] }); }
+    case "huge": return new Response("x".repeat(50 * 1024 * 1024), { headers: { "content-type": "application/json" } });
+    case "garbage": return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
+    case "modules": return json({ text, data, bytes: [...new Uint8Array(bytes)] });
+  }
+  return json({ split });
+`;
+
+const extraModules: HostedBundle["modules"] = [
+  { name: "data/words.txt", type: "text", content: "alpha beta" },
+  { name: "data/catalog.json", type: "json", content: '{"items":[1,2,3]}' },
+  { name: "data/blob.bin", type: "data", content: btoa(String.fromCharCode(0, 1, 254, 255)) },
+];
+
+let base = "";
+
+beforeAll(async () => {
+  const a = await newTeam(hub);
+  const bundle = hostileBundle(
+    HOSTILE,
+    `import text from "./data/words.txt"; import data from "./data/catalog.json"; import bytes from "./data/blob.bin";`,
+  );
+  const pushed = await pushEnv(hub, a, { ...bundle, modules: [...bundle.modules, ...extraModules] });
+  if (pushed.published.status !== 201) throw new Error(JSON.stringify(pushed.published.body));
+  base = `/v1/envs/${pushed.ref}`;
+});
+
+const session = (split: string) => hub.call("POST", `${base}/v1/sessions`, { body: { split } });
+
+/** After every hostile call the hub answers, and so does the same env for an honest session. */
+async function stillServing() {
+  expect((await hub.call("GET", "/healthz")).body).toEqual({ ok: true });
+  const honest = await hub.call("GET", `${base}/v1/manifest`);
+  expect(honest.status).toBe(200);
+  expect(honest.body.name).toBe("guess-number");
+}
+
+describe("a hosted env's hostile code is contained", () => {
+  it.each(["loop", "caught-loop", "async-loop"])("%s: a problem, not a frozen hub", async (split) => {
+    const r = await session(split);
+    expect(r.status).toBe(502);
+    expect(r.body.code).toBe("env_cpu_exceeded");
+    await stillServing();
+  });
+
+  it("an exception or a stack overflow in the env is a problem", async () => {
+    for (const split of ["throw", "recursion"]) {
+      const r = await session(split);
+      expect(r.status, split).toBe(502);
+      expect(r.body.code, split).toBe("upstream_bad_response");
+    }
+    await stillServing();
+  });
+
+  it("has no network: neither the internet nor the hub itself", async () => {
+    for (const split of ["internet", "hub", "loopback"]) {
+      const r = await session(split);
+      expect(r.body.refused, split).toMatch(/not permitted to access the internet/);
+    }
+    await stillServing();
+  });
+
+  it("sees only its own secrets, never the hub's D1, bucket, loader or admin token", async () => {
+    const r = await session("bindings");
+    expect(r.body).toEqual({
+      keys: ["EDGEGYM_SESSION_KEY", "EDGEGYM_SIGNING_KEY"],
+      db: "undefined",
+      bundles: "undefined",
+      loader: "undefined",
+      admin: "undefined",
+    });
+  });
+
+  it("a 50 MB answer is cut off at the hub's cap; a 100 MB allocation costs the hub nothing", async () => {
+    const huge = await session("huge");
+    expect(huge.status).toBe(502);
+    expect(huge.body.code).toBe("upstream_bad_response");
+    // Local workerd sets no memory limit (the allocation succeeds); Cloudflare's isolate limit is 128 MB.
+    const alloc = await session("alloc");
+    expect(alloc.status === 200 ? alloc.body : alloc.body.code).toEqual(
+      alloc.status === 200 ? { bytes: 100 * 1024 * 1024, last: 7 } : "upstream_bad_response",
+    );
+    const garbage = await session("garbage");
+    expect(garbage.body.code).toBe("upstream_bad_response");
+    await stillServing();
+  });
+
+  it("imports its text, json and data modules", async () => {
+    const r = await session("modules");
+    expect(r.body).toEqual({ text: "alpha beta", data: { items: [1, 2, 3] }, bytes: [0, 1, 254, 255] });
+  });
+});
+
+describe("bundles the hub refuses at publish", () => {
+  const one = (content: string): HostedBundle => ({
+    mainModule: "main.js",
+    modules: [{ name: "main.js", type: "esm", content }],
+    outbound: [],
+  });
+
+  it("code that fails to start: a throw at import, a main module that exports no app", async () => {
+    const a = await newTeam(hub);
+    const thrown = await pushEnv(hub, a, one('throw new Error("boom at import");'));
+    expect(thrown.published.status).toBe(502);
+    expect(thrown.published.body.code).toBe("env_failed_to_start");
+    expect(thrown.published.body.detail).toContain("boom at import");
+    const noApp = await pushEnv(hub, a, one("export default 42;"));
+    expect(noApp.published.body.code).toBe("env_failed_to_start");
+    expect(noApp.published.body.detail).toContain("not a fetch handler");
+    const none = await pushEnv(hub, a, one("export const x = 1;"));
+    expect(none.published.body.code).toBe("env_failed_to_start");
+    expect((await hub.call("GET", "/healthz")).status).toBe(200);
+  });
+
+  it("a manifest whose key is not the one the hub made", async () => {
+    const a = await newTeam(hub);
+    const main = `import app from "./app.js";
+export default { async fetch(request, env, ctx) {
+  const res = await app.fetch(request, env, ctx);
+  if (new URL(request.url).pathname !== "/v1/manifest") return res;
+  const m = await res.json();
+  return Response.json({ ...m, publicKey: { ...m.publicKey, x: "A".repeat(43) } });
+} };`;
+    const r = await pushEnv(hub, a, {
+      mainModule: "main.js",
+      modules: [{ name: "main.js", type: "esm", content: main }, appModule()],
+      outbound: [],
+    });
+    expect(r.published.status).toBe(422);
+    expect(r.published.body.code).toBe("bad_manifest");
+    expect(r.published.body.issues).toEqual([{ path: "publicKey", message: "not the hub-generated key" }]);
+  });
+
+  it.each<[string, unknown, number, string]>([
+    [
+      "a module path with ..",
+      { mainModule: "main.js", modules: [{ name: "../main.js", type: "esm", content: "" }] },
+      422,
+      "invalid_request",
+    ],
+    [
+      "a wasm module",
+      { mainModule: "main.js", modules: [{ name: "main.js", type: "wasm", content: "AA==" }] },
+      422,
+      "invalid_request",
+    ],
+    [
+      "no module named main",
+      { ...one("export default {}"), mainModule: "missing.js" },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "a text main module",
+      { mainModule: "main.js", modules: [{ name: "main.js", type: "text", content: "x" }], outbound: [] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "two modules of one name",
+      { ...one(""), modules: [...one("").modules, ...one("").modules] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "a module under the hub's prefix",
+      { ...one(""), modules: [...one("").modules, { name: "__edgegym/guard.js", type: "esm", content: "" }] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "the guard's name in code",
+      one("const __edgegym_tick = () => {}; export default { fetch: __edgegym_tick };"),
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "an import of the guard",
+      one('import * as g from "./x/../__edgegym/guard.js"; export default { fetch() {} };'),
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "dynamic import()",
+      one('export default { fetch() { return import("./main.js"); } };'),
+      422,
+      "bundle_invalid",
+    ],
+    ["a syntax error", one("export default {"), 422, "bundle_invalid"],
+    [
+      "bad base64 in a data module",
+      { ...one(""), modules: [...one("").modules, { name: "b.bin", type: "data", content: "not base64!" }] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "bad JSON in a json module",
+      { ...one(""), modules: [...one("").modules, { name: "b.json", type: "json", content: "{" }] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "outbound hosts (no outbound gate yet)",
+      { ...one(""), outbound: ["api.example.com"] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "more than 64 modules",
+      {
+        ...one(""),
+        modules: Array.from({ length: 65 }, (_, i) => ({ name: `m${i}.js`, type: "esm", content: "" })),
+      },
+      422,
+      "invalid_request",
+    ],
+    [
+      "modules over the size limit",
+      {
+        ...one(""),
+        modules: [
+          ...one("").modules,
+          { name: "big.txt", type: "text", content: "x".repeat(BUNDLE_MAX_BYTES + 1) },
+        ],
+      },
+      413,
+      "bundle_too_large",
+    ],
+  ])("%s", async (_, bundle, status, code) => {
+    const a = await newTeam(hub);
+    const r = await pushEnv(hub, a, bundle);
+    expect(r.published.status, JSON.stringify(r.published.body).slice(0, 300)).toBe(status);
+    expect(r.published.body.code).toBe(code);
+    // Nothing was published.
+    expect((await hub.call("GET", `/v1/envs/${a.team}/${r.name}/versions/1.0.0`)).status).toBe(404);
+  });
+
+  it("a publish body over the cap, and a bundle alongside a built-in", async () => {
+    const a = await newTeam(hub);
+    const over = await pushEnv(hub, a, {
+      ...one(""),
+      modules: [{ name: "big.txt", type: "text", content: "x".repeat(17 * 1024 * 1024) }],
+    });
+    expect(over.published.status).toBe(413);
+    expect(over.published.body.code).toBe("body_too_large");
+    const both = await hub.call("POST", `/v1/envs/${a.team}/${over.name}/versions`, {
+      token: a.token,
+      body: { version: "1.0.0", builtin: "calculator", bundle: one("") },
+    });
+    expect(both.status).toBe(422);
+    expect(both.body.code).toBe("invalid_request");
+  });
+});
