@@ -1,6 +1,6 @@
 /**
- * `npm run check:hf`: opens fresh checkpoints (Qwen2 with the byte tokenizer and with a learned BPE,
- * Qwen3 with its real tokenizer) and the committed ones (recipes/checkpoints/*) with transformers'
+ * `npm run check:hf`: opens fresh checkpoints (Qwen2 with the byte tokenizer, a learned BPE and a
+ * plain ChatML tokenizer.json, Qwen3 with its real tokenizer) and the committed ones (recipes/checkpoints/*) with transformers'
  * AutoModelForCausalLM + AutoTokenizer (with and without trust_remote_code) and compares ids and
  * decoded text for hostile texts (NFD, lone combining marks, special tokens' text, every byte),
  * chat-template ids and greedy tokens with edgegym's. Makes its venv under .edgegym/hf-venv from the
@@ -16,7 +16,12 @@ import { initBackend } from "../../trainer/backend/backend.js";
 import { loadCheckpoint, saveCheckpoint } from "../../trainer/checkpoint/checkpoint.js";
 import { FRESH_MODEL_SHAPE } from "../../trainer/model/config.js";
 import { createModel } from "../../trainer/model/create-model.js";
-import { QWEN3_DIR } from "../../trainer/testing/tokenizer-fixtures.js";
+import {
+  CHATML_TOKENS,
+  chatTemplate,
+  QWEN3_DIR,
+  writeTokenizerFolder,
+} from "../../trainer/testing/tokenizer-fixtures.js";
 import { BYTE_SPECIALS, ByteTokenizer } from "../../trainer/tokenizer/byte-tokenizer.js";
 import { bpeTokenizerFiles } from "../../trainer/tokenizer/byte-tokenizer-files.js";
 import { loadHfTokenizer } from "../../trainer/tokenizer/hf-tokenizer.js";
@@ -180,8 +185,17 @@ async function main(): Promise<void> {
   try {
     const qwen3 = await loadHfTokenizer(QWEN3_DIR);
     if (!qwen3.ok) throw new Error(qwen3.error);
+    const chatml = join(work, "chatml-tokenizer");
+    await writeTokenizerFolder(chatml, CHATML_TOKENS, {
+      chat_template: chatTemplate("chatml"),
+      eos_token: "<|im_end|>",
+      pad_token: "<|endoftext|>",
+    });
+    const foreign = await loadHfTokenizer(chatml);
+    if (!foreign.ok) throw new Error(foreign.error);
     const fresh = [
       ["fresh-qwen2-byte", "qwen2", new ByteTokenizer()],
+      ["fresh-qwen2-chatml-tokenizer", "qwen2", foreign.value],
       ["fresh-qwen2-bpe", "qwen2", await bpeTokenizer(join(work, "bpe-tokenizer"))],
       ["fresh-qwen3", "qwen3", qwen3.value],
     ] as const;

@@ -32,7 +32,7 @@ export async function saveCheckpoint(dir: string, ckpt: Checkpoint): Promise<Res
     join(dir, "model.safetensors"),
     encodeSafetensors(exportHfTensors(weights, config), { format: "pt" }),
   );
-  await saveTokenizer(dir, ckpt.tokenizer);
+  await saveTokenizer(dir, ckpt.tokenizer, config.arch);
   if (state) {
     await writeAtomic(join(dir, "optimizer.safetensors"), encodeSafetensors(state.tensors));
     await writeAtomic(join(dir, "optimizer.json"), json(state.file));

@@ -11,8 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { FRESH_MODEL_SHAPE } from "../model/config.js";
 import { createModel } from "../model/create-model.js";
+import { CHATML_TOKENS, chatTemplate, writeTokenizerFolder } from "../testing/tokenizer-fixtures.js";
 import { BYTE_SPECIALS, ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
-import { bpeTokenizerFiles, TOKENIZER_MODULE } from "../tokenizer/byte-tokenizer-files.js";
+import { bpeTokenizerFiles, portableFiles, TOKENIZER_MODULE } from "../tokenizer/byte-tokenizer-files.js";
+import { loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 import { loadTokenizer, saveTokenizer, writeTokenizerFiles } from "../tokenizer/load-tokenizer.js";
 import { pieceCounts, trainBpe } from "../tokenizer/train-bpe.js";
 import type { Tokenizer } from "../tokenizer/types.js";
@@ -103,12 +105,35 @@ describe("a checkpoint's tokenizer files", () => {
     expect(tj.model.merges).toHaveLength(merges.length);
   });
 
+  it("for another tokenizer.json gain the auto_map under qwen2 only, unless they have their own", async () => {
+    const folder = join(dir, "chatml");
+    const config = { chat_template: chatTemplate("chatml"), eos_token: "<|im_end|>" };
+    await writeTokenizerFolder(folder, CHATML_TOKENS, config);
+    const loaded = await loadHfTokenizer(folder);
+    if (!loaded.ok) throw new Error(loaded.error);
+    const files = loaded.value.files;
+    const qwen2 = portableFiles(files, "qwen2");
+    expect(qwen2["tokenizer_config.json"]).toEqual({
+      ...config,
+      tokenizer_class: "PreTrainedTokenizerFast",
+      auto_map: AUTO_MAP,
+    });
+    expect(qwen2[TOKENIZER_MODULE]).toContain("class EdgegymTokenizer(PreTrainedTokenizerFast):");
+    expect(qwen2["tokenizer.json"]).toBe(files["tokenizer.json"]);
+    for (const modelType of ["qwen3", "llama"]) expect(portableFiles(files, modelType)).toBe(files);
+    const own = {
+      ...files,
+      "tokenizer_config.json": { ...config, auto_map: { AutoTokenizer: ["a.B", null] } },
+    };
+    expect(portableFiles(own, "qwen2")).toBe(own);
+  });
+
   it("are what every committed recipes/checkpoints folder carries, byte for byte", async () => {
     const names = await readdir(RECIPES);
     expect(names.length).toBeGreaterThan(0);
     const fresh = join(dir, "fresh-files");
     await mkdir(fresh);
-    await saveTokenizer(fresh, new ByteTokenizer());
+    await saveTokenizer(fresh, new ByteTokenizer(), "qwen2");
     for (const name of names) {
       const folder = join(RECIPES, name);
       await expectPortable(folder, 268);

@@ -67,7 +67,7 @@ let config: Record<string, unknown>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "edgegym-byte-files-"));
-  await saveTokenizer(dir, byte);
+  await saveTokenizer(dir, byte, "qwen2");
   const json = JSON.parse(await readFile(join(dir, "tokenizer.json"), "utf8"));
   config = JSON.parse(await readFile(join(dir, "tokenizer_config.json"), "utf8"));
   core = new HfCore(json, config);

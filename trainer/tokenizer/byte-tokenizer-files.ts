@@ -47,7 +47,7 @@ export const BPE_TOKENIZER_NAME = "edgegym-bpe";
 const KEPT = new Set(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]);
 
 /**
- * The Python module a byte-level folder names in `auto_map`. transformers 5 distrusts the
+ * The Python module a folder names in `auto_map`. transformers 5 distrusts the
  * `tokenizer_class` of a `model_type: qwen2` folder and builds its `Qwen2Tokenizer`, which rebuilds the
  * pipeline from the vocabulary with an NFC normaliser and Qwen's split pattern; an `auto_map` is
  * the one thing that skips that, and then `AutoTokenizer` reads `tokenizer.json` as written: as
@@ -92,19 +92,22 @@ type TokenizerFiles = {
 };
 
 /**
- * What to write for a loaded tokenizer's `files`: a learned BPE's (its config says so) with the
- * `auto_map` and module of {@link byteTokenizerFiles}, also when it was written before they were;
- * any other tokenizer's as they are.
+ * What to write for a loaded tokenizer's `files` in a folder of `modelType`: with the `auto_map` and
+ * module of {@link byteTokenizerFiles} (and `PreTrainedTokenizerFast`, so transformers reads
+ * tokenizer.json as edgegym does) for a learned BPE, also one written before they were, and for any
+ * tokenizer under `qwen2`, whose class transformers would otherwise replace; else as they are. A
+ * config with an `auto_map` of its own is left alone.
  */
-export function portableFiles(files: {
-  "tokenizer.json": unknown;
-  "tokenizer_config.json": unknown;
-}): Record<string, unknown> {
+export function portableFiles(
+  files: { "tokenizer.json": unknown; "tokenizer_config.json": unknown },
+  modelType: string,
+): Record<string, unknown> {
   const config = files["tokenizer_config.json"] as Record<string, unknown>;
-  if (config.edgegym_tokenizer !== BPE_TOKENIZER_NAME) return files;
+  const learned = config.edgegym_tokenizer === BPE_TOKENIZER_NAME;
+  if (!learned && (modelType !== "qwen2" || config.auto_map !== undefined)) return files;
   return {
     ...files,
-    "tokenizer_config.json": { ...config, auto_map: AUTO_MAP },
+    "tokenizer_config.json": { ...config, tokenizer_class: "PreTrainedTokenizerFast", auto_map: AUTO_MAP },
     [TOKENIZER_MODULE]: TOKENIZER_MODULE_SOURCE,
   };
 }

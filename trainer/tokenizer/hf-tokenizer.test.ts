@@ -48,6 +48,17 @@ describe("Hugging Face tokenizer", () => {
     expect(tok.vocabSize).toBe(261);
   });
 
+  it("decodes spaces before punctuation as they are, as transformers 5 does without the config key", async () => {
+    const text = "a . b 's c , d ?";
+    expect(tok.decode(tok.encode(text))).toBe(text);
+    await writeTokenizerFolder(join(dir, "cleanup"), CHATML_TOKENS, {
+      chat_template: chatTemplate("chatml"),
+      clean_up_tokenization_spaces: true,
+    });
+    const cleaning = await loadHfTokenizer(join(dir, "cleanup"));
+    expect(cleaning.ok && cleaning.value.decode(tok.encode(text))).toBe("a. b's c, d?");
+  });
+
   it("reads the special ids from the config", () => {
     expect(tok.special).toEqual({ eos: 258, bos: 258, pad: 256, endOfTurn: 258 });
     expect(tok.stopIds).toEqual([258]);

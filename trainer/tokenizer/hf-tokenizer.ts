@@ -18,6 +18,7 @@ interface TokenizerConfig {
   bos_token?: string | { content: string } | null;
   eos_token?: string | { content: string } | null;
   pad_token?: string | { content: string } | null;
+  clean_up_tokenization_spaces?: boolean;
 }
 
 const tokenText = (t: TokenizerConfig["eos_token"]): string | undefined =>
@@ -60,7 +61,12 @@ export class HfTokenizer implements Tokenizer {
   decode(ids: readonly number[], opts: { keepControl?: boolean } = {}): string {
     // @huggingface/tokenizers throws on an empty list; an empty response decodes to "".
     if (ids.length === 0) return "";
-    return this.core.decode([...ids], { skip_special_tokens: !opts.keepControl });
+    return this.core.decode([...ids], {
+      skip_special_tokens: !opts.keepControl,
+      // transformers 5 leaves " ." and " 's" alone unless the config says otherwise;
+      // @huggingface/tokenizers would clean them up by default.
+      clean_up_tokenization_spaces: this.config.clean_up_tokenization_spaces ?? false,
+    });
   }
 
   renderChat(messages: readonly ChatMessage[], opts: RenderChatOptions): number[] {

@@ -30,12 +30,13 @@ export async function loadTokenizer(dir: string): Promise<Result<Tokenizer>> {
 
 /**
  * Writes what `loadTokenizer` reads back. Every checkpoint gets a tokenizer.json and a
- * tokenizer_config.json with its chat template, the byte tokenizer's expressed as a byte-level BPE.
+ * tokenizer_config.json with its chat template, the byte tokenizer's expressed as a byte-level BPE;
+ * `modelType` (config.json's) decides what transformers needs to read them as edgegym does.
  */
-export async function saveTokenizer(dir: string, tokenizer: Tokenizer): Promise<void> {
+export async function saveTokenizer(dir: string, tokenizer: Tokenizer, modelType: string): Promise<void> {
   await writeTokenizerFiles(
     dir,
-    tokenizer instanceof HfTokenizer ? portableFiles(tokenizer.files) : byteTokenizerFiles(),
+    tokenizer instanceof HfTokenizer ? portableFiles(tokenizer.files, modelType) : byteTokenizerFiles(),
   );
 }
 
