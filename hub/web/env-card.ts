@@ -1,11 +1,13 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import type { HostedInfo } from "../../shared/hosted.js";
 import { hubDb } from "../db.js";
 import { leaderboardOf, minTasksOf } from "../evals/leaderboard.js";
+import { readSource } from "../hosted/store.js";
 import type { EnvRow } from "../registry/access.js";
 import { envWithVersions } from "../registry/detail.js";
-import { manifestOf, type VersionRow } from "../registry/resolve.js";
+import { manifestOf, type VersionRow, versionInfo } from "../registry/resolve.js";
 import { sharesOf } from "../registry/shares.js";
 import { type Html, layout, shortHash, when } from "./layout.js";
 import { defaultSplit, leaderboardHref, leaderboardView, splitLinks } from "./leaderboard.js";
@@ -39,15 +41,66 @@ function howToUse(origin: string, env: EnvRow, v: VersionRow, split: string): Ht
 
 function versionsTable(env: EnvRow, versions: readonly VersionRow[], current: VersionRow): Html {
   return html`<div class="scroll"><table class="versions">
-    <thead><tr><th>version</th><th>content hash</th><th>published</th><th>status</th></tr></thead>
+    <thead><tr><th>version</th><th>content hash</th><th>served from</th><th>published</th><th>status</th></tr></thead>
     <tbody>${[...versions].reverse().map(
       (v) => html`<tr>
         <td>${v.version === current.version ? html`<strong>${v.version}</strong>` : html`<a href="/${env.owner}/${env.name}?version=${encodeURIComponent(v.version)}">${v.version}</a>`}</td>
         <td>${shortHash(v.contentHash)}</td>
+        <td>${servedFrom(v)}</td>
         <td>${when(v.createdAt)}</td>
         <td>${v.yankedAt ? html`<span class="badge bad">yanked ${when(v.yankedAt)}</span>` : v.prerelease ? html`<span class="badge">prerelease</span>` : html`<span class="badge ok">active</span>`}</td>
       </tr>`,
     )}</tbody></table></div>`;
+}
+
+/** Where a version's code runs: this hub (a pushed bundle), a built-in, or its publisher's endpoint. */
+function servedFrom(v: VersionRow): Html {
+  const source = versionInfo(v).source;
+  if (source === "hosted") return html`<span class="badge ok">hosted</span>`;
+  return html`${source === "builtin" ? "built-in" : "endpoint"}`;
+}
+
+/** `1.9 MiB`, `12.4 KiB`, `980 B`. */
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * A hosted version's code as pushed: each text module read-only in a <pre> (escaped like every
+ * value on these pages: a bundle is its publisher's text, never markup), binary modules by size.
+ */
+async function sourceView(c: Context<WebEnv>, info: HostedInfo): Promise<HtmlEscapedString> {
+  const source = await readSource(c.env, info.bundleHash);
+  const bytes = new Map(info.modules.map((m) => [m.name, m.bytes]));
+  const sized = (name: string) => size(bytes.get(name) ?? 0);
+  return html`<div id="source">${source.modules.map((m) =>
+    m.type === "data"
+      ? html`<p class="module"><code>${m.name}</code> · binary, ${sized(m.name)}, not shown</p>`
+      : html`<details class="module" open><summary><code>${m.name}</code> · ${m.type} · ${sized(m.name)}</summary><pre class="source">${m.content}</pre></details>`,
+  )}</div>`;
+}
+
+/**
+ * What runs for a hosted version: its bundle's hash, size and modules, and, when asked
+ * (`?source=1`, since a bundle may be megabytes), its source.
+ */
+async function hostedView(c: Context<WebEnv>, env: EnvRow, v: VersionRow): Promise<Html> {
+  const info = v.hosted as HostedInfo | null;
+  if (!v.bundleHash || !info) return html``;
+  const showSource = c.req.query("source") === "1";
+  const href = `/${env.owner}/${env.name}?version=${encodeURIComponent(v.version)}&source=1#source`;
+  return html`<h2 id="hosted">Hosted code</h2>
+    <p>This version's code was pushed with <code>edgegym push</code> and runs on this hub, in a sandboxed isolate of its own${info.outbound.length === 0 ? ", with no network" : ""}.</p>
+    <dl class="kv">
+      <dt>bundle hash</dt><dd><code>${info.bundleHash}</code></dd>
+      <dt>size</dt><dd>${size(info.bytes)} in ${info.modules.length} modules</dd>
+      <dt>main module</dt><dd><code>${info.mainModule}</code></dd>
+      <dt>outbound hosts</dt><dd>${info.outbound.length === 0 ? "none" : info.outbound.join(", ")}</dd>
+    </dl>
+    <div class="scroll"><table class="modules"><thead><tr><th>module</th><th>type</th><th class="num">size</th></tr></thead>
+    <tbody>${info.modules.map((m) => html`<tr><td><code>${m.name}</code></td><td>${m.type}</td><td class="num">${size(m.bytes)}</td></tr>`)}</tbody></table></div>
+    ${showSource ? sourceView(c, info) : html`<p><a href="${href}">Show the source</a> (read-only)</p>`}`;
 }
 
 function toolsView(v: VersionRow): Html {
@@ -128,6 +181,7 @@ export async function envCardPage(c: Context<WebEnv>) {
       <h2>Versions</h2>${versionsTable(env, versions, current)}
       <h2>Tools</h2>${toolsView(current)}
       <h2>Splits and limits</h2>${splitsAndLimits(current)}
+      ${await hostedView(c, env, current)}
       <h2>Leaderboard · ${current.version} · ${split}</h2>
       ${splitLinks(env, current, split)}
       ${leaderboardView(entries, current, minTasks)}

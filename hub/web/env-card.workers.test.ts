@@ -1,7 +1,12 @@
 import { env, SELF } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { hubEnvs, hubVersions } from "../../shared/db/schema.js";
+import type { HostedInfo } from "../../shared/hosted.js";
 import { hubClient, newEnv, newTeam } from "../../tests/hub/client.js";
 import { createHubApp } from "../app.js";
+import { hubDb } from "../db.js";
+import { putBundle } from "../hosted/store.js";
 
 const hub = hubClient((r) => SELF.fetch(r));
 
@@ -82,5 +87,68 @@ describe("names that readers see", () => {
       body: { name: "t\u202Ex" },
     });
     expect(team.status).toBe(422);
+  });
+});
+
+describe("a hosted version on the card", () => {
+  it("shows that it is hosted, its bundle's hash, size and modules, and its source only escaped", async () => {
+    const a = await newTeam(hub);
+    const { name } = await newEnv(hub, a);
+    const db = hubDb(env);
+    const owner = await db.select().from(hubEnvs).where(eq(hubEnvs.name, name));
+    const builtin = await db
+      .select()
+      .from(hubVersions)
+      .where(eq(hubVersions.envId, owner[0]?.id ?? -1));
+    const row = builtin[0];
+    if (!row) throw new Error("the env has no version");
+    // A pushed bundle's source is its publisher's text: markup in it must reach readers as text.
+    const hostile =
+      'const s = "</pre><script>alert(1)</script>";\nexport default { fetch: () => new Response(s) };\n';
+    const source = {
+      mainModule: "worker.js",
+      modules: [
+        { name: "worker.js", type: "esm" as const, content: hostile },
+        { name: "notes.txt", type: "text" as const, content: "<img src=x onerror=alert(2)>" },
+        { name: "blob.bin", type: "data" as const, content: Buffer.from("BINARY-MARKER").toString("base64") },
+      ],
+    };
+    const bundleHash = `sha256:${"ab".repeat(32)}`;
+    const hosted: HostedInfo = {
+      bundleHash,
+      bytes: 2_500_000,
+      mainModule: "worker.js",
+      modules: [
+        { name: "worker.js", type: "esm", bytes: 2_499_960 },
+        { name: "notes.txt", type: "text", bytes: 27 },
+        { name: "blob.bin", type: "data", bytes: 13 },
+      ],
+      outbound: [],
+    };
+    await db.insert(hubVersions).values({ ...row, version: "2.0.0", builtin: null, bundleHash, hosted });
+    await putBundle(env, bundleHash, source, source);
+
+    const card = await (await SELF.fetch(`http://hub.test/${a.team}/${name}?version=2.0.0`)).text();
+    expect(card).toContain('<span class="badge ok">hosted</span>');
+    expect(card).toContain(`<code>${bundleHash}</code>`);
+    expect(card).toContain("2.4 MiB in 3 modules");
+    expect(card).toMatch(/<td><code>notes\.txt<\/code><\/td><td>text<\/td><td class="num">27 B<\/td>/);
+    expect(card).toContain("outbound hosts</dt><dd>none");
+    // The source waits until asked: a bundle may be megabytes.
+    expect(card).toContain(`href="/${a.team}/${name}?version=2.0.0&amp;source=1#source"`);
+    expect(card).not.toContain("alert(");
+
+    const shown = await (await SELF.fetch(`http://hub.test/${a.team}/${name}?version=2.0.0&source=1`)).text();
+    expect(shown).toContain(
+      '<pre class="source">const s = &quot;&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;;',
+    );
+    expect(shown).toContain('<pre class="source">&lt;img src=x onerror=alert(2)&gt;</pre>');
+    expect(shown).not.toMatch(/<script>alert|<img src=x/);
+    expect(shown).toContain("<code>blob.bin</code> · binary, 13 B, not shown");
+    expect(shown).not.toContain(Buffer.from("BINARY-MARKER").toString("base64"));
+    // The built-in version beside it is served from its built-in, and shows no hosted section.
+    const v1 = await (await SELF.fetch(`http://hub.test/${a.team}/${name}?version=1.0.0`)).text();
+    expect(v1).toContain("<td>built-in</td>");
+    expect(v1).not.toContain("Hosted code");
   });
 });
