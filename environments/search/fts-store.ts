@@ -1,73 +1,27 @@
 import { sql } from "drizzle-orm";
 import type { Result } from "../../shared/result.js";
+import { ensureHashedRows, type HashedTable, rowidRange } from "../data/hashed-rows.js";
 import type { SqlDb } from "../data/sql.js";
 import { matchTerms, queryTerms } from "./fts-query.js";
 import type { Retriever, SearchHit } from "./retriever.js";
 import type { Passage } from "./task.js";
 
-/** Rowids of corpus `id` are `id * 2^32 + i`: one range per corpus, exact in a double up to id 2^20. */
-const SPAN = 2 ** 32;
-/** D1 binds at most 100 parameters per statement: 33 rows of (rowid, title, body). */
-const ROWS_PER_INSERT = 33;
-/** Characters per INSERT, well under D1's 100 KB statement limit. */
-const CHARS_PER_INSERT = 60_000;
-/** INSERT statements per batch: a few MB of SQL per round trip. */
-const INSERTS_PER_BATCH = 50;
 /** Column weights for bm25(): a term in the title counts twice, so naming an entity finds its article. */
 export const TITLE_WEIGHT = 2;
 
 export type CorpusRef = { id: number; passages: number };
 
-type CorpusRow = { id: number; hash: string; passages: number | null };
-
-async function corpusRow(db: SqlDb, name: string): Promise<CorpusRow | undefined> {
-  const [row] = await db.all<CorpusRow>(
-    sql`SELECT id, hash, passages FROM search_corpora WHERE name = ${name}`,
-  );
-  return row;
-}
-
-/** Groups of passages that each fit one INSERT statement. */
-function insertGroups(passages: readonly Passage[]): { start: number; rows: Passage[] }[] {
-  const groups: { start: number; rows: Passage[] }[] = [];
-  let size = 0;
-  passages.forEach((p, i) => {
-    const chars = p.title.length + p.text.length;
-    const last = groups.at(-1);
-    if (!last || last.rows.length >= ROWS_PER_INSERT || size + chars > CHARS_PER_INSERT) {
-      groups.push({ start: i, rows: [p] });
-      size = chars;
-    } else {
-      last.rows.push(p);
-      size += chars;
-    }
-  });
-  return groups;
-}
-
-async function load(db: SqlDb, row: CorpusRow, hash: string, passages: readonly Passage[]) {
-  const base = row.id * SPAN;
-  if (row.hash !== hash || row.passages !== null) {
-    await db.run(sql`UPDATE search_corpora SET hash = ${hash}, passages = NULL WHERE id = ${row.id}`);
-    await db.run(sql`DELETE FROM search_passages WHERE rowid BETWEEN ${base} AND ${base + SPAN - 1}`);
-  }
-  const inserts = insertGroups(passages).map((g) => {
-    const values = g.rows.map((p, j) => sql`(${base + g.start + j}, ${p.title}, ${p.text})`);
-    // REPLACE keeps a load that runs twice at once (two isolates, two requests) idempotent: same rowids, same rows.
-    return sql`INSERT OR REPLACE INTO search_passages (rowid, title, body) VALUES ${sql.join(values, sql`, `)}`;
-  });
-  for (let i = 0; i < inserts.length; i += INSERTS_PER_BATCH) {
-    await db.batch(inserts.slice(i, i + INSERTS_PER_BATCH));
-  }
-  await db.run(
-    sql`UPDATE search_corpora SET passages = ${passages.length} WHERE id = ${row.id} AND hash = ${hash}`,
-  );
-}
+const CORPORA: HashedTable = {
+  registry: "search_corpora",
+  count: "passages",
+  rows: "search_passages",
+  columns: ["title", "body"],
+  noun: "corpus",
+};
 
 /**
  * Makes sure corpus `name` holds exactly the passages identified by `hash`, loading them (from
- * `passages()`, called only when needed) in statement-sized batches. Idempotent: a finished corpus
- * with the same hash is left alone; a different hash replaces it.
+ * `passages()`, called only when needed) in statement-sized batches (`data/hashed-rows.ts`).
  */
 export async function ensureCorpus(
   db: SqlDb,
@@ -75,20 +29,8 @@ export async function ensureCorpus(
   hash: string,
   passages: () => Promise<readonly Passage[]> | readonly Passage[],
 ): Promise<Result<CorpusRef>> {
-  let row = await corpusRow(db, name);
-  if (row && row.hash === hash && row.passages !== null)
-    return { ok: true, value: { id: row.id, passages: row.passages } };
-  if (!row) {
-    await db.run(
-      sql`INSERT INTO search_corpora (name, hash) VALUES (${name}, ${hash}) ON CONFLICT (name) DO NOTHING`,
-    );
-    row = await corpusRow(db, name);
-    if (!row) return { ok: false, error: `corpus "${name}" could not be registered` };
-  }
-  if (row.id >= 2 ** 20) return { ok: false, error: `corpus id ${row.id} is beyond the rowid range` };
-  const items = await passages();
-  await load(db, row, hash, items);
-  return { ok: true, value: { id: row.id, passages: items.length } };
+  const r = await ensureHashedRows(db, CORPORA, name, hash, passages, (p) => [p.title, p.text]);
+  return r.ok ? { ok: true, value: { id: r.value.id, passages: r.value.count } } : r;
 }
 
 /**
@@ -107,8 +49,7 @@ const MAX_CACHED_TERMS = 50_000;
 
 /** BM25 over one corpus of the FTS5 table `search_passages`: the same SQL on D1 and on libsql. */
 export function ftsRetriever(db: SqlDb, corpus: CorpusRef, prune: PruneOptions = DEFAULT_PRUNE): Retriever {
-  const lo = corpus.id * SPAN;
-  const hi = lo + SPAN - 1;
+  const { lo, hi } = rowidRange(corpus.id);
   const cutoff = Math.max(prune.minDocs, Math.floor(prune.fraction * corpus.passages));
   const common = new Map<string, boolean>();
 

@@ -1,72 +1,28 @@
 import { sql } from "drizzle-orm";
 import type { Result } from "../../shared/result.js";
+import { ensureHashedRows, type HashedTable, rowidRange } from "../data/hashed-rows.js";
 import type { SqlDb } from "../data/sql.js";
 import { ftsMatchExpression } from "../search/fts-query.js";
 import { Product, searchText } from "./product.js";
 
-/** Rowids of catalog `id` are `id * 2^32 + i`: one range per catalog, exact in a double up to id 2^20. */
-const SPAN = 2 ** 32;
-/** D1 binds at most 100 parameters per statement: 33 rows of (rowid, body, doc). */
-const ROWS_PER_INSERT = 33;
-/** Characters per INSERT, well under D1's 100 KB statement limit. */
-const CHARS_PER_INSERT = 60_000;
 /** WebShop's `SEARCH_RETURN_N`: a search returns at most this many products. */
 export const SEARCH_RETURN_N = 50;
 
 /** A loaded catalog: its row id (the rowid range) and its size. */
 export type CatalogRef = { id: number; products: number };
 
-type CatalogRow = { id: number; hash: string; products: number | null };
-
-async function catalogRow(db: SqlDb, name: string): Promise<CatalogRow | undefined> {
-  const [row] = await db.all<CatalogRow>(
-    sql`SELECT id, hash, products FROM webshop_catalogs WHERE name = ${name}`,
-  );
-  return row;
-}
-
-type Row = { rowid: number; body: string; doc: string };
-
-function groups(rows: readonly Row[]): Row[][] {
-  const out: Row[][] = [];
-  let size = 0;
-  for (const row of rows) {
-    const chars = row.body.length + row.doc.length;
-    const last = out.at(-1);
-    if (!last || last.length >= ROWS_PER_INSERT || size + chars > CHARS_PER_INSERT) {
-      out.push([row]);
-      size = chars;
-    } else {
-      last.push(row);
-      size += chars;
-    }
-  }
-  return out;
-}
-
-async function load(db: SqlDb, row: CatalogRow, hash: string, products: readonly Product[]) {
-  const base = row.id * SPAN;
-  if (row.hash !== hash || row.products !== null) {
-    await db.run(sql`UPDATE webshop_catalogs SET hash = ${hash}, products = NULL WHERE id = ${row.id}`);
-    await db.run(sql`DELETE FROM webshop_products WHERE rowid BETWEEN ${base} AND ${base + SPAN - 1}`);
-  }
-  const rows = products.map((p, i) => ({ rowid: base + i, body: searchText(p), doc: JSON.stringify(p) }));
-  for (const g of groups(rows)) {
-    const values = g.map((r) => sql`(${r.rowid}, ${r.body}, ${r.doc})`);
-    // REPLACE keeps two loads running at once (two isolates) idempotent: same rowids, same rows.
-    await db.run(
-      sql`INSERT OR REPLACE INTO webshop_products (rowid, body, doc) VALUES ${sql.join(values, sql`, `)}`,
-    );
-  }
-  await db.run(
-    sql`UPDATE webshop_catalogs SET products = ${products.length} WHERE id = ${row.id} AND hash = ${hash}`,
-  );
-}
+const CATALOGS: HashedTable = {
+  registry: "webshop_catalogs",
+  count: "products",
+  rows: "webshop_products",
+  columns: ["body", "doc"],
+  noun: "catalog",
+};
 
 /**
  * Makes sure catalog `name` holds exactly the products identified by `hash`, loading them (from
- * `products()`, called only when needed) in statement-sized batches. A finished catalog with the same
- * hash is left alone; a different hash replaces it.
+ * `products()`, called only when needed) in statement-sized batches (`data/hashed-rows.ts`): each
+ * product's search text, indexed, and the product as JSON.
  */
 export async function ensureCatalog(
   db: SqlDb,
@@ -74,21 +30,11 @@ export async function ensureCatalog(
   hash: string,
   products: () => Promise<readonly Product[]> | readonly Product[],
 ): Promise<Result<CatalogRef>> {
-  let row = await catalogRow(db, name);
-  if (row && row.hash === hash && row.products !== null) {
-    return { ok: true, value: { id: row.id, products: row.products } };
-  }
-  if (!row) {
-    await db.run(
-      sql`INSERT INTO webshop_catalogs (name, hash) VALUES (${name}, ${hash}) ON CONFLICT (name) DO NOTHING`,
-    );
-    row = await catalogRow(db, name);
-    if (!row) return { ok: false, error: `catalog "${name}" could not be registered` };
-  }
-  if (row.id >= 2 ** 20) return { ok: false, error: `catalog id ${row.id} is beyond the rowid range` };
-  const items = await products();
-  await load(db, row, hash, items);
-  return { ok: true, value: { id: row.id, products: items.length } };
+  const r = await ensureHashedRows(db, CATALOGS, name, hash, products, (p) => [
+    searchText(p),
+    JSON.stringify(p),
+  ]);
+  return r.ok ? { ok: true, value: { id: r.value.id, products: r.value.count } } : r;
 }
 
 /** Search and lookup over one loaded catalog: the same SQL on D1 and on libsql. */
@@ -131,8 +77,7 @@ export type StoreOptions = {
 };
 
 export function catalogStore(db: SqlDb, catalog: CatalogRef, options: StoreOptions = {}): CatalogStore {
-  const lo = catalog.id * SPAN;
-  const hi = lo + SPAN - 1;
+  const { lo, hi } = rowidRange(catalog.id);
   const searches = lru<string, number[]>(options.searchCache ?? 4096);
   const cached = lru<number, Product>(options.productCache ?? 20_000);
   return {
