@@ -52,7 +52,7 @@ console.log(JSON.stringify({ n: args.number("n") }));
       ["h", run(tiny, "-h")],
       ["fine", run(tiny, "--n", "3")],
       // A real script too: its flags are read before its heavy work starts.
-      ["results", run("trainer/pipeline/results.ts", "--bogus")],
+      ["results", run("trainer/results/main.ts", "--bogus")],
     ];
     for (const [name, ran] of cases) results.set(name, await ran);
   }, 300_000);

@@ -9,9 +9,8 @@ import { connectEnv } from "../client/connect-env.js";
 import type { RunIO } from "../run/run-io.js";
 import { type CurveFile, type CurvePoint, curvePlan, readCurve, writeCurve } from "./curve.js";
 import { greedyScore } from "./greedy-score.js";
-import type { JobState } from "./plan.js";
+import type { Hub, JobState } from "./plan.js";
 import type { Recipe } from "./recipe.js";
-import type { Hub } from "./stage.js";
 
 export type CurveStageOptions = {
   recipe: Recipe;

@@ -11,9 +11,8 @@ import type { PolicyModel } from "../model/types.js";
 import type { Trajectory } from "../rollout/types.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { evalOutcomes } from "./paired.js";
-import type { EvalDone } from "./plan.js";
+import type { EvalDone, Hub, StageContext, StageOf } from "./plan.js";
 import { selectedSegment } from "./select.js";
-import type { Hub, StageContext, StageOf } from "./stage.js";
 
 export type HubEvalOptions = {
   /** `owner/name@version`. */

@@ -1,17 +1,29 @@
 import { appendFile, mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
+import { checkpointShape } from "../checkpoint/load-policy.js";
 import type { RunIO } from "../run/run-io.js";
+import { runSft } from "../sft/sft-run.js";
 import { runCurveStage } from "./curve-stage.js";
 import { runEvalStage } from "./eval-stage.js";
-import { type JobState, loadState, nextStage, saveState, segmentSizes } from "./plan.js";
-import type { Recipe } from "./recipe.js";
+import {
+  type Hub,
+  type JobState,
+  loadState,
+  nextStage,
+  type StageContext,
+  type StageEntry,
+  type StageKind,
+  type StageOf,
+  type StageProgress,
+  saveState,
+  segmentSizes,
+} from "./plan.js";
+import { baseDir, type Recipe } from "./recipe.js";
 import { adoptStages, type SourceRun } from "./reuse.js";
 import { runRlStage } from "./rl-stage.js";
 import { runValidateStage } from "./select-stage.js";
-import { runSftStage } from "./sft-stage.js";
-import type { Hub, StageContext, StageEntry, StageKind, StageOf, StageProgress } from "./stage.js";
 
 /** Thrown from a progress callback to stop the trainer between iterations (Ctrl-C). */
 export class Interrupted extends Error {}
@@ -34,7 +46,26 @@ export type MainJobOptions = {
 
 export type MainJobResult = { state: JobState; interrupted: boolean };
 
-/** Each stage kind's handler (one file each); `nextStage` says which runs next. */
+/** SFT on the recipe's expert demos through the hub gateway, from its base checkpoint or a fresh model. */
+async function runSftStage(stage: StageOf<"sft">, ctx: StageContext): Promise<Result<void>> {
+  const { recipe, io } = ctx;
+  io.log(
+    `stage sft: ${recipe.sft.episodes} expert demos from ${ctx.env}, ${recipe.sft.epochs} epochs, from ${recipe.base ?? "a fresh model"}`,
+  );
+  const base =
+    recipe.base === undefined
+      ? {}
+      : { init: resolve(baseDir(), recipe.base), model: checkpointShape(recipe.sft.model) };
+  const sft = await runSft({ ...recipe.sft, ...base, env: ctx.env, out: stage.out }, io, (e, total, m) => {
+    ctx.progress("sft", e, total, m);
+    ctx.stopIfAsked();
+  });
+  if (!sft.ok) return sft;
+  ctx.state.sft = { checkpoint: sft.value.checkpoint, seconds: ctx.seconds() };
+  return ok(undefined);
+}
+
+/** Each stage kind's handler (in a file of its own but for SFT's, above); `nextStage` says which runs next. */
 const STAGES: { [K in StageKind]: StageEntry<K> } = {
   sft: { label: () => "sft", run: runSftStage },
   rl: { label: (s) => `rl segment ${s.segment}`, run: runRlStage },

@@ -4,9 +4,8 @@ import { ok, type Result } from "../../shared/result.js";
 import { checkpointShape } from "../checkpoint/load-policy.js";
 import { writeReport } from "../report/report.js";
 import { runTraining } from "../rl/run.js";
-import type { JobState } from "./plan.js";
+import type { JobState, StageContext, StageOf } from "./plan.js";
 import type { Recipe } from "./recipe.js";
-import type { StageContext, StageOf } from "./stage.js";
 
 const rlTitle = (name: string, recipe: Recipe) => `${name} · SFT + ${recipe.rl.algorithm}`;
 

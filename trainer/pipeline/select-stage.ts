@@ -4,8 +4,8 @@ import { connectEnv } from "../client/connect-env.js";
 import type { RunIO } from "../run/run-io.js";
 import { curveEnvSpec } from "./curve-stage.js";
 import { type GreedyScore, greedyScore } from "./greedy-score.js";
+import type { Hub, StageContext, StageOf } from "./plan.js";
 import type { Recipe } from "./recipe.js";
-import type { Hub, StageContext, StageOf } from "./stage.js";
 
 /** Plays one segment's final checkpoint on the recipe's validation tasks. */
 export async function validateCheckpoint(

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { parseEnvRef } from "../../shared/env-ref.js";
+import { firstTasks } from "../eval/play-tasks.js";
 import { readCurve } from "../pipeline/curve.js";
 import { taskEnvSpec } from "../pipeline/curve-stage.js";
 import { type CurveSeries, curveSpec, type SftLevel } from "../report/curve-plot.js";
@@ -25,7 +26,7 @@ export async function tasksLine(onEnv: readonly Group[], keys: Map<string, TaskC
       lines.push(`${head}; distinct tasks not counted (${spec} is not a built-in env at this version here).`);
       continue;
     }
-    const indices = Array.from({ length: count }, (_, i) => i);
+    const indices = firstTasks(count);
     const d = await distinctTasks(spec, split, indices, TRAIN_CHECKED);
     if (!d.ok) {
       lines.push(`${head}; distinct tasks not counted (${d.error}).`);

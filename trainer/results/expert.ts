@@ -1,3 +1,4 @@
+import { parseEnvId } from "../../shared/env-ref.js";
 import { aggregate } from "../../shared/eval-aggregate.js";
 import { connectEnv } from "../client/connect-env.js";
 import { firstTasks, outcomeOf } from "../eval/play-tasks.js";
@@ -10,7 +11,7 @@ import type { ExpertCell } from "./table.js";
  * the figures are over the episodes that ran. A string says why there is no figure.
  */
 export async function measureExpert(env: string, n: number): Promise<ExpertCell | string> {
-  const name = env.split("/")[1] ?? "";
+  const name = parseEnvId(env)?.name ?? env;
   const connected = await connectEnv(`local:${name}`, 16);
   if (!connected.ok) return connected.error;
   const { client, manifest } = connected.value;

@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { scriptArgs } from "../../shared/script-args.js";
-import { writeResults } from "./doc.js";
 
-/** `npm run results`: the flags, then `writeResults` (doc.ts). */
+/** `npm run results`: the flags, then `writeResults` (doc.ts), loaded only then so that --help and a mistake answer at once. */
 const USAGE = `Usage: npm run results -- [options]
 
 Writes docs/results.md from the run folders npm start left, plus the expert measured now on each env.
@@ -24,6 +23,7 @@ const n = args.number("n");
 const notes =
   values.notes === undefined ? undefined : await readFile(values.notes, "utf8").catch(() => undefined);
 if (values.notes !== undefined && notes === undefined) args.fail(`--notes: cannot read ${values.notes}`);
+const { writeResults } = await import("./doc.js");
 const count = await writeResults({
   runs: values.runs,
   n,

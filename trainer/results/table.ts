@@ -1,4 +1,4 @@
-import { parseEnvRef } from "../../shared/env-ref.js";
+import { parseEnvId, parseEnvRef } from "../../shared/env-ref.js";
 import { METHODS, type MethodName, resolveMethod } from "../algos/registry.js";
 import { distinguishingSettings, fmtDifference, type Group, methodOf, verdict } from "./pool.js";
 import type { FinishedRun, ModelSize } from "./run-folders.js";
@@ -59,7 +59,7 @@ const envOf = (r: FinishedRun) => {
 export function resultsTable(runs: readonly FinishedRun[], experts: readonly ExpertCell[]): string {
   const known = new Set<string>(COLUMNS.map((c) => c.env));
   const others = [...new Set(runs.map(envOf))].filter((env) => !known.has(env)).sort();
-  const columns = [...COLUMNS, ...others.map((env) => ({ label: env.split("/").at(-1) ?? env, env }))];
+  const columns = [...COLUMNS, ...others.map((env) => ({ label: parseEnvId(env)?.name ?? env, env }))];
   const header = ["method", ...columns.map((c) => c.label)];
   const cellOf = (e: {
     aggregate: { successRate: number; stderr: number; meanReturn: number; n: number; verified: number };
