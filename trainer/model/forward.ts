@@ -1,14 +1,14 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { addRow, batchMatmul, batchMatmulT } from "./batch-matmul.js";
 import { headDim } from "./config.js";
+import { addRow, batchMatmul, batchMatmulT } from "./kernels/batch-matmul.js";
 import { matmul, matmulT } from "./matmul.js";
 import { rmsNorm } from "./rms-norm.js";
 import { applyRope, type RopePair, type RopeTables, ropePrefix } from "./rope.js";
 import type { ModelConfig } from "./types.js";
 import { gatherRows } from "./vocab-ops.js";
 // Faster tfjs-wasm kernels with the same values (see the modules).
-import "./wasm-elementwise.js";
-import "./wasm-kernels.js";
+import "./kernels/wasm-elementwise.js";
+import "./kernels/wasm-kernels.js";
 import type { LayerWeights, Weights } from "./weights.js";
 
 /** Large negative instead of −∞ so fully masked rows (padding) stay finite. */

@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { mixSeed, type Rng, rng } from "../../shared/random.js";
-import { product } from "./batch-matmul.js";
 import { attention, MASKED, mlp, type Projections, projections, qkvHeads, rmsNorm } from "./forward.js";
+import { product } from "./kernels/batch-matmul.js";
 import { KvCache } from "./kv-cache.js";
 import { matmul } from "./matmul.js";
 import { PASS_ELEMENTS, passCost } from "./passes.js";

@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
-import { product } from "./batch-matmul.js";
+import { product } from "./kernels/batch-matmul.js";
 import { KvCache } from "./kv-cache.js";
 
 beforeAll(async () => {

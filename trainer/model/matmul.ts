@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { product, recording } from "./batch-matmul.js";
+import { product, recording } from "./kernels/batch-matmul.js";
 
 /** Swaps the last two axes. */
 function transposeLast(x: tf.Tensor): tf.Tensor {

@@ -1,5 +1,11 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { kernelsOf, mulRow, offsetsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
+import {
+  kernelsOf,
+  mulRow,
+  offsetsOf,
+  recording,
+  type WasmBackendInternals,
+} from "./kernels/batch-matmul.js";
 
 /**
  * RMSNorm: x / √(mean(x²) + ε) · w over the last axis. When no gradient is being recorded (sampling,

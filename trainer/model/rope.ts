@@ -1,6 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { kernelsOf, offsetsOf, recording, type WasmBackendInternals } from "./batch-matmul.js";
 import { headDim } from "./config.js";
+import { kernelsOf, offsetsOf, recording, type WasmBackendInternals } from "./kernels/batch-matmul.js";
 import { matmul } from "./matmul.js";
 import { inverseFrequencies } from "./rope-frequencies.js";
 import type { ModelConfig } from "./types.js";

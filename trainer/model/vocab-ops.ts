@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { product } from "./batch-matmul.js";
+import { product } from "./kernels/batch-matmul.js";
 
 /**
  * Vocabulary-sized operations without `[B·T, V]` one-hot matrices. tfjs's own gather gradient needs the

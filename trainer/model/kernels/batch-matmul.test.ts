@@ -1,6 +1,6 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initBackend } from "../backend/backend.js";
+import { initBackend } from "../../backend/backend.js";
 import {
   addRow,
   batchMatmul,
