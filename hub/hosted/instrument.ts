@@ -1,4 +1,4 @@
-import { type Function as AcornFunction, type Literal, type Node, parse } from "acorn";
+import { type Function as AcornFunction, type Node, parse } from "acorn";
 import { simple } from "acorn-walk";
 import type { Result } from "../../shared/result.js";
 
@@ -21,22 +21,34 @@ type Edit = { at: number; text: string };
  * `for(;;){}` would freeze the whole hub). Counting, not timing: `Date.now()` stands still during
  * synchronous execution in workerd.
  *
- * Refused: dynamic `import()` (it could reach the guard module by a computed name), and any import
- * or identifier under the reserved prefix. `moduleName` is the module's path in the bundle, for
+ * Refused: dynamic `import()` (it could reach the guard module by a computed name), and any name or
+ * string under the reserved prefix. `moduleName` is the module's path in the bundle, for
  * the guard's import specifier.
  */
 export function instrumentModule(source: string, moduleName: string): Result<string, string> {
-  let ast: Node;
-  try {
-    ast = parse(source, { ecmaVersion: "latest", sourceType: "module" });
-  } catch (e) {
-    return { ok: false, error: `${moduleName} is not an ES module: ${(e as Error).message}` };
-  }
-  const edits: Edit[] = [];
   let refused: string | undefined;
   const refuse = (why: string) => {
     refused ??= `${moduleName}: ${why}`;
   };
+  let ast: Node;
+  try {
+    ast = parse(source, {
+      ecmaVersion: "latest",
+      sourceType: "module",
+      // Every name, string and template piece, escapes decoded (`\u005f_edgegym_tick` is caught too):
+      // no binding can shadow the tick and no import can name the guard.
+      onToken: (token) => {
+        // acorn's typings omit the token's (cooked) value, which it always sets.
+        const { value } = token as typeof token & { value?: unknown };
+        if (typeof value === "string" && value.includes(RESERVED_PREFIX)) {
+          refuse(`names ${value.slice(0, 80)}, reserved for the hub`);
+        }
+      },
+    });
+  } catch (e) {
+    return { ok: false, error: `${moduleName} is not an ES module: ${(e as Error).message}` };
+  }
+  const edits: Edit[] = [];
   const guardBody = (body: Node) => {
     if (body.type === "BlockStatement") edits.push({ at: body.start + 1, text: `${TICK}();` });
     else {
@@ -52,12 +64,6 @@ export function instrumentModule(source: string, moduleName: string): Result<str
       edits.push({ at: fn.body.end, text: ")" });
     }
   };
-  const checkSource = (node: { source?: Literal | null }) => {
-    const spec = node.source?.value;
-    if (typeof spec === "string" && spec.includes(RESERVED_PREFIX)) {
-      refuse(`imports ${spec}, a name reserved for the hub`);
-    }
-  };
   const loop = (n: { body: Node }) => guardBody(n.body);
   simple(ast, {
     ForStatement: loop,
@@ -69,12 +75,6 @@ export function instrumentModule(source: string, moduleName: string): Result<str
     FunctionExpression: guardFunction,
     ArrowFunctionExpression: guardFunction,
     ImportExpression: () => refuse("dynamic import() is not allowed in a hosted environment"),
-    ImportDeclaration: checkSource,
-    ExportNamedDeclaration: checkSource,
-    ExportAllDeclaration: checkSource,
-    Identifier: (n) => {
-      if (n.name.startsWith(RESERVED_PREFIX)) refuse(`uses the identifier ${n.name}, reserved for the hub`);
-    },
   });
   if (refused !== undefined) return { ok: false, error: refused };
   // Pieces in source order, joined once: splicing into the string per edit is quadratic.

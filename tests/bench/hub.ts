@@ -1,7 +1,8 @@
 /**
  * `npm run bench:hub`: the hub on workerd (`wrangler dev`, local D1 in a temp dir) seeded with 10,000
  * public envs. Prints JSON: list and search latency (p50/p99), gateway overhead per step against calling
- * the built-in env directly, and verified-episode ingestion rate. Client and server share this machine.
+ * the built-in env directly, verified-episode ingestion rate, and cold start and step latency of a
+ * hosted env against a built-in and a URL env on Node. Client and server share this machine.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,6 +11,7 @@ import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { scriptArgs } from "../../shared/script-args.js";
+import { hostedLatency } from "./hub-hosted.js";
 
 const USAGE = `Usage: npm run bench:hub -- [options]
 
@@ -20,11 +22,13 @@ Options:
   --envs <count>       public envs seeded (default 10000)
   --requests <count>   list and search requests timed (default 300)
   --episodes <count>   verified episodes ingested (default 512)
+  --hosted <count>     versions published per kind for hosted cold starts (default 5)
   -h, --help           this text`;
 const args = scriptArgs("bench:hub", USAGE, {
   envs: { type: "string", default: "10000" },
   requests: { type: "string", default: "300" },
   episodes: { type: "string", default: "512" },
+  hosted: { type: "string", default: "5" },
 });
 const ENVS = args.number("envs");
 const REQUESTS = args.number("requests");
@@ -135,6 +139,9 @@ const child = spawn(
     "127.0.0.1",
     "--var",
     `HUB_ADMIN_TOKEN:${bootstrap}`,
+    // The URL env of the hosted comparison runs on this machine.
+    "--var",
+    "HUB_ALLOW_PRIVATE_UPSTREAMS:true",
     "--persist-to",
     dir,
   ],
@@ -205,6 +212,14 @@ try {
     accepted += r.results.filter((x: { ok: boolean }) => x.ok).length;
   }
   const seconds = (performance.now() - t0) / 1000;
+  const hosted = await hostedLatency({
+    call,
+    quantiles,
+    owner: await token("bench", ["publish", "read"]),
+    envs: { builtin: "env-1", hosted: "env-2", url: "env-3" },
+    versions: args.number("hosted"),
+    requests: REQUESTS,
+  });
   console.log(
     JSON.stringify(
       {
@@ -227,6 +242,7 @@ try {
           seconds: Number(seconds.toFixed(3)),
           episodesPerSecond: Math.round(accepted / seconds),
         },
+        hosted,
       },
       null,
       2,

@@ -35,7 +35,7 @@ const HOSTILE = `
     case "alloc": { const a = new Uint8Array(100 * 1024 * 1024); a.fill(7); return json({ bytes: a.length, last: a[a.length - 1] }); }
     case "huge": return new Response("x".repeat(50 * 1024 * 1024), { headers: { "content-type": "application/json" } });
     case "garbage": return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
-    case "modules": return json({ text, data, bytes: [...new Uint8Array(bytes)] });
+    case "modules": return json({ text, data, bytes: [...new Uint8Array(bytes)], doubled: double(21) });
   }
   return json({ split });
 `;
@@ -44,6 +44,8 @@ const extraModules: HostedBundle["modules"] = [
   { name: "data/words.txt", type: "text", content: "alpha beta" },
   { name: "data/catalog.json", type: "json", content: '{"items":[1,2,3]}' },
   { name: "data/blob.bin", type: "data", content: btoa(String.fromCharCode(0, 1, 254, 255)) },
+  // An ES module in a folder: its guard import is relative to its own path.
+  { name: "lib/double.js", type: "esm", content: "export const double = (x) => x * 2;" },
 ];
 
 let base = "";
@@ -52,7 +54,7 @@ beforeAll(async () => {
   const a = await newTeam(hub);
   const bundle = hostileBundle(
     HOSTILE,
-    `import text from "./data/words.txt"; import data from "./data/catalog.json"; import bytes from "./data/blob.bin";`,
+    `import text from "./data/words.txt"; import data from "./data/catalog.json"; import bytes from "./data/blob.bin"; import { double } from "./lib/double.js";`,
   );
   const pushed = await pushEnv(hub, a, { ...bundle, modules: [...bundle.modules, ...extraModules] });
   if (pushed.published.status !== 201) throw new Error(JSON.stringify(pushed.published.body));
@@ -119,9 +121,14 @@ describe("a hosted env's hostile code is contained", () => {
     await stillServing();
   });
 
-  it("imports its text, json and data modules", async () => {
+  it("imports its text, json and data modules, and ES modules in folders", async () => {
     const r = await session("modules");
-    expect(r.body).toEqual({ text: "alpha beta", data: { items: [1, 2, 3] }, bytes: [0, 1, 254, 255] });
+    expect(r.body).toEqual({
+      text: "alpha beta",
+      data: { items: [1, 2, 3] },
+      bytes: [0, 1, 254, 255],
+      doubled: 42,
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { Manifest } from "../../shared/protocol.js";
 import { verifyReceipt } from "../../shared/receipt.js";
 import { VersionDetail } from "../../shared/registry.js";
 import { connectMcp } from "../mcp/play.js";
-import { hubClient, newTeam, playEpisode } from "./client.js";
+import { hubClient, newEnv, newTeam, playEpisode } from "./client.js";
 import { appModule, plainBundle, pushEnv } from "./hosted/push.js";
 
 const hub = hubClient((r) => SELF.fetch(r));
@@ -36,6 +36,19 @@ describe("hosted environments", () => {
     expect(source.status).toBe(200);
     // Readers see the module as pushed, not as instrumented.
     expect(HostedSource.parse(source.body)).toEqual({ mainModule: "app.js", modules: [appModule()] });
+
+    // Other versions have no source; a private env's is as invisible as the env.
+    const builtinEnv = await newEnv(hub, a, { visibility: "private" });
+    const none = await hub.call("GET", `/v1/envs/${a.team}/${builtinEnv.name}/versions/1.0.0/source`, {
+      token: a.token,
+    });
+    expect([none.status, none.body.code]).toEqual([404, "not_found"]);
+    const b = await newTeam(hub);
+    const hidden = await pushEnv(hub, b, plainBundle(), "1.0.0", "private");
+    expect(hidden.published.status).toBe(201);
+    const path = `/v1/envs/${b.team}/${hidden.name}/versions/1.0.0/source`;
+    expect((await hub.call("GET", path, { token: a.token })).status).toBe(404);
+    expect((await hub.call("GET", path, { token: b.token })).status).toBe(200);
 
     const base = `/v1/envs/${a.team}/${name}@1.0.0`;
     const m = await hub.call("GET", `${base}/v1/manifest`);

@@ -41,17 +41,18 @@ export default {
   };
 }
 
-/** Creates a public env owned by `owner` and publishes `bundle` as its `version`. */
+/** Creates an env owned by `owner` and publishes `bundle` as its `version`. */
 export async function pushEnv(
   hub: HubClient,
   owner: { team: string; token: string },
   bundle: HostedBundle | unknown,
   version = "1.0.0",
+  visibility: "public" | "private" = "public",
 ) {
   const name = uniqueName("hosted");
   const e = await hub.call("POST", "/v1/envs", {
     token: owner.token,
-    body: { owner: owner.team, name, visibility: "public", description: "a pushed env" },
+    body: { owner: owner.team, name, visibility, description: "a pushed env" },
   });
   if (e.status !== 201) throw new Error(`env: ${e.status} ${JSON.stringify(e.body)}`);
   const published = await hub.call("POST", `/v1/envs/${owner.team}/${name}/versions`, {
