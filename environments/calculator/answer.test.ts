@@ -27,14 +27,14 @@ describe("final answer extraction (GSM8K rules)", () => {
   });
 });
 
-// Issue 17: the number pattern crossed whitespace and newlines, so what followed the answer was
-// glued onto it ("#### 18\n\n2. Janet" read as 182).
-describe("the #### number stops at the end of its line (issue 17)", () => {
+// The number ends at its line: a pattern that crossed whitespace and newlines would glue what follows
+// the answer onto it ("#### 18\n\n2. Janet" read as 182).
+describe("the #### number stops at the end of its line", () => {
   it("does not read the next line or the next number into the answer", () => {
-    expect(extractAnswer("#### 18\n\n2. Janet sells the rest")).toBe(18); // was 182
-    expect(extractAnswer("#### 18 \n 3 eggs")).toBe(18); // was 183
-    expect(extractAnswer("#### 5, 6")).toBe(5); // was 56: the comma ends the number
-    expect(extractAnswer("#### 7 8")).toBe(7); // was 78
+    expect(extractAnswer("#### 18\n\n2. Janet sells the rest")).toBe(18); // not 182
+    expect(extractAnswer("#### 18 \n 3 eggs")).toBe(18); // not 183
+    expect(extractAnswer("#### 5, 6")).toBe(5); // not 56: the comma ends the number
+    expect(extractAnswer("#### 7 8")).toBe(7); // not 78
     expect(extractAnswer("####\n18")).toBeUndefined(); // the number must be on the #### line
   });
   it("allows commas only as thousands separators", () => {
@@ -61,7 +61,7 @@ const MODEL_ENDINGS: [text: string, value: number, strict: boolean][] = [
   ["She makes 9 * 2 = $18 every day at the farmers' market.", 18, false],
 ];
 
-describe("strict and flexible answer formats on the endings real models write (issue 17)", () => {
+describe("strict and flexible answer formats on the endings real models write", () => {
   it("strict reads only #### n; flexible also reads \\boxed{n}, 'The answer is n' and the last number", () => {
     for (const [text, value, strict] of MODEL_ENDINGS) {
       expect(extractAnswer(text, "strict"), text).toBe(strict ? value : undefined);
@@ -91,7 +91,7 @@ async function finish(format: "strict" | "flexible", content: string) {
   return { env, runtime, step: await env.step({ session, action: { content } }, runtime) };
 }
 
-describe("the calculator env's answerFormat option (issue 17)", () => {
+describe("the calculator env's answerFormat option", () => {
   it("scores '#### 18' followed by a numbered line as 18, and \\boxed{18} only when flexible", async () => {
     expect((await finish("strict", "#### 18\n\n2. Janet")).step.reward).toBe(1);
     expect((await finish("strict", "so \\boxed{18}")).step.reward).toBe(0);

@@ -46,7 +46,7 @@ it("serves calculator-gsm8k from the D1 binding inside workerd, 404 dataset_not_
   }
 });
 
-it("reads '#### 13' followed by a numbered line as 13 inside workerd, not 132 (issue 17)", async () => {
+it("reads '#### 13' followed by a numbered line as 13 inside workerd, not 132", async () => {
   const start = await post("/v1/sessions", { split: "train", index: 0 });
   expect(start.status).toBe(201);
   const { session } = (await start.json()) as { session: string };

@@ -18,11 +18,11 @@ describe("code answers", () => {
   });
 });
 
-// Issue 17: code shares calculator's parser, so `#### n` stops at its line here too.
-describe("code answers use calculator's one parser (issue 17)", () => {
+// code shares calculator's parser, so `#### n` stops at its line here too.
+describe("code answers use calculator's one parser", () => {
   it("reads #### n without gluing the next line on", () => {
-    expect(finalAnswer("#### 18\n\n2. Janet")).toBe(18); // was 182
-    expect(finalAnswer("<answer>#### 5, 6</answer>")).toBe(5); // was 56
+    expect(finalAnswer("#### 18\n\n2. Janet")).toBe(18); // not 182
+    expect(finalAnswer("<answer>#### 5, 6</answer>")).toBe(5); // not 56
   });
   it("reads a bare box or 'The answer is n' only in the flexible format", () => {
     expect(finalAnswer("\\boxed{42}", "flexible")).toBe(42);

@@ -24,7 +24,7 @@ const NORWAY = 0;
 const OKLAHOMA = 1;
 const KANSAS = 2;
 
-describe("MuSiQue's answer metric for search-musique (issue 17)", () => {
+describe("MuSiQue's answer metric for search-musique", () => {
   it('"no answer" against Norway with the alias "no": F1 2/3 as MuSiQue computes it, 0 by HotpotQA\'s rule', () => {
     const golds = tasks[NORWAY]?.answers ?? [];
     expect(golds).toEqual(["Norway", "no", "Kingdom of Norway"]);
@@ -60,7 +60,7 @@ const say = (env: Environment, session: string, content: string) =>
   env.step({ session, action: { content } }, rt as never);
 const search = (query: string) => formatHermesCall("search", { query });
 
-describe("search-musique scores with MuSiQue's metric, served over the imported corpus (issue 17)", () => {
+describe("search-musique scores with MuSiQue's metric, served over the imported corpus", () => {
   it('reports F1 2/3 for "no answer" on the Norway record', async () => {
     const s = await searchMusique.startSession({ split: "train", index: NORWAY }, rt as never);
     const done = await say(searchMusique, s.session, "<answer>no answer</answer>");
@@ -96,7 +96,7 @@ const passages = new Map<string, string>(
     ),
 );
 
-describe("the MuSiQue expert (issue 17)", () => {
+describe("the MuSiQue expert", () => {
   for (const index of [NORWAY, OKLAHOMA, KANSAS]) {
     it(`record ${index}: never repeats a search and answers only after every supporting passage was shown whole`, async () => {
       const task = tasks[index] as SearchTask;
@@ -165,7 +165,7 @@ describe("the MuSiQue expert (issue 17)", () => {
   });
 });
 
-describe("process reward pays only for supporting passages shown whole (issue 17)", () => {
+describe("process reward pays only for supporting passages shown whole", () => {
   const env = createSearchEnvironment({
     name: "search-musique-process",
     description: "MuSiQue with process reward",

@@ -79,9 +79,9 @@ describe("extractAnswer", () => {
   });
 });
 
-// Issue 17: JavaScript's trim() also strips U+FEFF, which Python's str.strip() keeps; the official
+// JavaScript's trim() also strips U+FEFF, which Python's str.strip() keeps; the official
 // script then scores "\ufeffParis" 0 against "Paris", and so must we.
-describe("extractAnswer strips exactly what Python's str.strip() strips (issue 17)", () => {
+describe("extractAnswer strips exactly what Python's str.strip() strips", () => {
   it("keeps a byte-order mark, so the answer scores 0 as in the official script", () => {
     const answer = extractAnswer("<answer>\ufeffParis</answer>");
     expect(answer).toBe("\ufeffParis");

@@ -3,7 +3,7 @@ import { CUT_MARK, MIN_PASSAGE_CHARS, renderHits, truncateObservation } from "./
 
 const hit = (title: string, chars: number) => ({ title, text: "x".repeat(chars), score: 1 });
 
-describe("search observations keep every result visible (issue 17)", () => {
+describe("search observations keep every result visible", () => {
   it("five 800-character passages in 2,000 characters: all five titles show, the best one whole", () => {
     const hits = ["A", "B", "C", "D", "E"].map((t) => hit(t, 800));
     const { text, whole } = renderHits("q", hits, 2000);

@@ -136,7 +136,7 @@ describe("search-hotpotqa inside workerd", () => {
   });
 });
 
-describe("search-musique inside workerd (issue 17)", () => {
+describe("search-musique inside workerd", () => {
   const p = (title: string, paragraph_text: string, is_supporting = false) => ({
     title,
     paragraph_text,

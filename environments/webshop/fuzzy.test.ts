@@ -8,7 +8,7 @@ import { optionMatches } from "./reward.js";
 // strings as sets, sect = sorted intersection, c12 = sect + sorted(a − b), c21 = sect + sorted(b − a),
 // score = max(ratio(sect, c12), ratio(sect, c21), ratio(c12, c21)), ratio = round(100 · 2M / T) with M
 // the characters in difflib's matching blocks and T the two lengths summed.
-describe("WebShop's fuzzy match is thefuzz 0.19.0's token_set_ratio (issue 17)", () => {
+describe("WebShop's fuzzy match is thefuzz 0.19.0's token_set_ratio", () => {
   it('"10x50 uhd binoculars" vs "8x40 uhd binoculars" scores 85 (no match), not 87', () => {
     // sect "binoculars uhd" (14), c12 "binoculars uhd 10x50" (20), c21 "binoculars uhd 8x40" (19).
     // ratio(sect, c12) = 2·14/34 = 82.35 → 82; ratio(sect, c21) = 2·14/33 = 84.85 → 85;

@@ -4,7 +4,7 @@ import { token_set_ratio } from "fuzzball";
  * WebShop's fuzzy matching: thefuzz 0.19.0's `token_set_ratio` (WebShop's requirements.txt pins
  * thefuzz==0.19.0 without python-Levenshtein, so its ratio is difflib's SequenceMatcher).
  *
- * fuzzball alone differs in two ways, both measured in issue 17:
+ * fuzzball alone differs in two ways, both measured against thefuzz:
  * - its `force_ascii` drops every non-ASCII character, where thefuzz drops only U+0080–U+00FF and
  *   keeps other letters and digits (full-width `ｘｌ` scored 0 against itself; `x‑large` with a
  *   non-breaking hyphen 77 against `x-large`);

@@ -125,9 +125,9 @@ describe("webshop reward (get_reward), golden values by hand", () => {
   });
 });
 
-// Issue 17: docs/environments.md said a product whose title equals the goal's always scores 1 on the
-// title. WebShop divides the distinct shared nouns by all the goal title's nouns, repeats included, so a
-// title that repeats a noun scores below 1 against itself (WebShop itself recorded 0.913 for one).
+// A product whose title equals the goal's does not always score 1 on the title: WebShop divides the
+// distinct shared nouns by all the goal title's nouns, repeats included, so a title that repeats a
+// noun scores below 1 against itself (WebShop itself recorded 0.913 for one).
 describe("a title equal to the goal's scores below 1 when it repeats a noun (as in WebShop)", () => {
   it('"Sofa Table Cover for Sofa": nouns [sofa, table, sofa], 2 distinct shared / 3 = 2/3', () => {
     const title = "Sofa Table Cover for Sofa";

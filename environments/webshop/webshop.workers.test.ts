@@ -138,7 +138,7 @@ describe("webshop inside workerd", () => {
   });
 });
 
-describe("WebShop's fuzzy match inside workerd (fuzzball's ESM build, difflib ratio; issue 17)", () => {
+describe("WebShop's fuzzy match inside workerd (fuzzball's ESM build, difflib ratio)", () => {
   it("scores as thefuzz 0.19.0: 85 for the binoculars pair, 100 for ｘｌ and for x‑large vs x-large", () => {
     // Worked out in fuzzy.test.ts: max(2·14/34, 2·14/33, 2·16/39) = 84.85 → 85.
     expect(tokenSetRatio("10x50 uhd binoculars", "8x40 uhd binoculars")).toBe(85);
