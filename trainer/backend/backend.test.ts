@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { describe, expect, it } from "vitest";
-import { BACKENDS } from "../model/types.js";
 import { initBackend, isBackendName } from "./backend.js";
+import { BACKENDS } from "./names.js";
 
 describe("backend selection", () => {
   it("uses the requested backend", async () => {

@@ -4,7 +4,7 @@ import "@tensorflow/tfjs";
 import "@tensorflow/tfjs-backend-cpu";
 import "@tensorflow/tfjs-backend-wasm";
 import { err, ok, type Result } from "../../shared/result.js";
-import { BACKENDS, type BackendName } from "../model/types.js";
+import { BACKENDS, type BackendName } from "./names.js";
 import { explainNativeFailure, noGpuDevice } from "./native-errors.js";
 import { startWebGpu } from "./webgpu.js";
 

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "../../shared/result.js";
-import type { BackendName } from "../model/types.js";
 import type { RunIO } from "../run/run-io.js";
 import { initBackend } from "./backend.js";
+import type { BackendName } from "./names.js";
 
 /** Picks the backend and logs which one runs (and why faster ones were passed over). */
 export async function startBackend(name: BackendName | undefined, io: RunIO): Promise<Result<string>> {

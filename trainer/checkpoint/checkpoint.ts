@@ -2,7 +2,6 @@ import { access, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { Transformer } from "../model/transformer.js";
-import type { Checkpoint, CheckpointMeta, LoadOptions } from "../model/types.js";
 import { disposeWeights, type Weights } from "../model/weights.js";
 import type { NamedAdam } from "../optim/named-adam.js";
 import { loadTokenizer, saveTokenizer } from "../tokenizer/load-tokenizer.js";
@@ -11,6 +10,7 @@ import { fromHfConfig, toHfConfig } from "./hf-config.js";
 import { exportHfTensors, importHfTensors } from "./hf-layout.js";
 import { decodeOptimizerState, encodeOptimizerState, type OptimizerState } from "./optimizer-state.js";
 import { encodeSafetensors, type StoredTensor } from "./safetensors.js";
+import type { Checkpoint, CheckpointMeta, LoadOptions } from "./types.js";
 
 /**
  * Saves a checkpoint folder: `config.json` (HF), `model.safetensors` (HF names and layout), the

@@ -1,8 +1,8 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { Transformer } from "../model/transformer.js";
-import type { Checkpoint } from "../model/types.js";
 import { exportHfTensors, importHfTensors } from "./hf-layout.js";
 import type { StoredTensor } from "./safetensors.js";
+import type { Checkpoint } from "./types.js";
 
 /** One layer of the deeper model: the old layer it copies, and whether its outputs start at zero. */
 export type DepthSlot = { source: number; identity: boolean };

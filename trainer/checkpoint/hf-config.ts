@@ -1,6 +1,7 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { headDim, resolveModelConfig } from "../model/config.js";
-import type { Llama3RopeScaling, LoadOptions, ModelConfig } from "../model/types.js";
+import type { Llama3RopeScaling, ModelConfig } from "../model/types.js";
+import type { LoadOptions } from "./types.js";
 
 /** Longest context we build rotary tables for when a HF config asks for more (tables grow with it). */
 const MAX_CONTEXT = 4096;

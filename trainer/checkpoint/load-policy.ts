@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { err, ok, type Result } from "../../shared/result.js";
 import { FRESH_MODEL_SHAPE, type ModelShape } from "../model/config.js";
 import { createModel } from "../model/create-model.js";
-import type { Checkpoint, PolicyModel } from "../model/types.js";
-import type { RunIO } from "../run/run-io.js";
+import type { PolicyModel } from "../model/types.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../tokenizer/load-tokenizer.js";
 import type { Tokenizer } from "../tokenizer/types.js";
+import type { Checkpoint, CheckpointIO } from "./types.js";
 
 export type Policy = { model: PolicyModel; tokenizer: Tokenizer; checkpoint?: Checkpoint };
 
@@ -22,7 +22,7 @@ export async function loadPolicy(
   init: string | undefined,
   shape: ModelShape,
   seed: number,
-  io: RunIO,
+  io: CheckpointIO,
 ): Promise<Result<Policy>> {
   const { tokenizer: tokenizerDir, ...dims } = shape;
   if (init === undefined) {

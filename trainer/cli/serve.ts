@@ -2,7 +2,7 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { BACKENDS } from "../model/types.js";
+import { BACKENDS } from "../backend/names.js";
 import { cliIO, fail, UserError } from "./run-io.js";
 
 const Options = z.strictObject({

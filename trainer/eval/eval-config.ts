@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BACKENDS } from "../model/types.js";
+import { BACKENDS } from "../backend/names.js";
 import { TOOL_FORMATS } from "./tool-format.js";
 
 /**

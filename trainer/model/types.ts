@@ -1,20 +1,9 @@
 /**
- * The policy API the rest of the trainer codes against: tokenizer, model, sampling, checkpoints.
- *
- * Entry points (each imported from its own module; there is no barrel):
- * - `initBackend(name?)` (trainer/backend) — picks tfjs-node-gpu, tfjs-node, wasm, cpu (first that loads) or `name`.
- * - `createModel(config, { seed })` (trainer/model) — a fresh {@link PolicyModel}; `resolveModelConfig` fills defaults.
- * - `createByteTokenizer()` / `loadTokenizer(dir)` (trainer/tokenizer) — byte-level or Hugging Face {@link Tokenizer}.
- * - `saveCheckpoint(dir, checkpoint)` / `loadCheckpoint(dir)` (trainer/checkpoint) — {@link Checkpoint} in safetensors.
- * - `sftStep(model, optimizer, batch)` (trainer/sft) — one masked next-token step.
+ * The policy model's API the rest of the trainer codes against: its architecture, a forward pass's
+ * results and sampling. `createModel(config, { seed })` (create-model.ts) makes a fresh
+ * {@link PolicyModel}; `resolveModelConfig` (config.ts) fills the defaults.
  */
 import type { Tensor2D, Tensor3D, Variable } from "@tensorflow/tfjs-core";
-import type { NamedAdam } from "../optim/named-adam.js";
-import type { Tokenizer } from "../tokenizer/types.js";
-
-/** Names accepted by `--backend`, in the order `initBackend` tries them when none is given (webgpu only by name). */
-export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu", "webgpu"] as const;
-export type BackendName = (typeof BACKENDS)[number];
 
 /** Architecture of the decoder (Qwen2/Qwen3/Llama-style). Field names follow HF config.json where one exists. */
 export interface ModelConfig {
@@ -142,18 +131,4 @@ export interface PolicyModel {
    */
   sample(prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult>;
   dispose(): void;
-}
-
-/** Free-form metadata stored beside the weights (step, run id, algorithm, ...). */
-export type CheckpointMeta = { step: number } & Record<string, unknown>;
-
-/** How to load a checkpoint: `contextLength` replaces the one saved with it. */
-export type LoadOptions = { contextLength?: number };
-
-export interface Checkpoint {
-  model: PolicyModel;
-  tokenizer: Tokenizer;
-  /** Adam moments and step count, to resume training exactly. */
-  optimizer?: NamedAdam;
-  meta: CheckpointMeta;
 }

@@ -1,6 +1,7 @@
 import type { Worker } from "node:worker_threads";
 import * as tf from "@tensorflow/tfjs-core";
-import type { BackendName, PolicyModel, SampleOptions, SampleResult } from "../model/types.js";
+import type { BackendName } from "../backend/names.js";
+import type { PolicyModel, SampleOptions, SampleResult } from "../model/types.js";
 import type { Generator } from "../rollout/types.js";
 import type { Answers, Fields, Kind, ModelRole, PortableSampleOptions, Reply, Request } from "./protocol.js";
 import { type ForwardTask, type LossTask, type ShardModels, shardGradients } from "./shard-task.js";

@@ -1,4 +1,5 @@
-import type { BackendName, ModelConfig, SampleOptions, SampleResult } from "../model/types.js";
+import type { BackendName } from "../backend/names.js";
+import type { ModelConfig, SampleOptions, SampleResult } from "../model/types.js";
 import type { TaskRef } from "./shard-task.js";
 
 /** Which of a thread's models a message is about. */

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scriptArgs } from "../../shared/script-args.js";
 import { initBackend, isBackendName } from "../backend/backend.js";
-import { BACKENDS } from "../model/types.js";
+import { BACKENDS } from "../backend/names.js";
 import { DEFAULT_PROBE, learningProbe } from "./learning.js";
 
 const USAGE = `Usage: npx tsx trainer/pipeline/learning-probe.ts [options]

@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Result } from "../../shared/result.js";
 import { LOSS_AGGREGATIONS, POLICY_LOSSES } from "../algos/names.js";
 import { DEFAULT_METHOD, METHODS, methodNames, withMethodDefaults } from "../algos/registry.js";
+import { BACKENDS } from "../backend/names.js";
 import { resolveConfig } from "../config/parse-config.js";
 import { ModelShape } from "../model/config.js";
-import { BACKENDS } from "../model/types.js";
 
 /** The fields of {@link TrainConfig}, before the method's values are applied. */
 export const TrainFields = z.strictObject({

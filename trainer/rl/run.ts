@@ -1,11 +1,13 @@
 import { err, ok, type Result } from "../../shared/result.js";
 import { sameMethod } from "../algos/registry.js";
+import type { BackendName } from "../backend/names.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
+import type { Checkpoint } from "../checkpoint/types.js";
 import { connectEnv } from "../client/connect-env.js";
 import { frozenCopy } from "../model/frozen-copy.js";
 import { checkTrainingMemory } from "../model/memory.js";
-import type { BackendName, Checkpoint, PolicyModel } from "../model/types.js";
+import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
 import { writeReport } from "../report/report.js";

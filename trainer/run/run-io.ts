@@ -1,14 +1,11 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Result } from "../../shared/result.js";
+import type { CheckpointIO } from "../checkpoint/types.js";
 import type { HubTarget } from "../client/credentials.js";
-import type { Checkpoint, LoadOptions } from "../model/types.js";
 
 /** How commands report: a log line, and checkpoint I/O (the policy package's safetensors format). */
-export type RunIO = {
+export type RunIO = CheckpointIO & {
   log: (line: string) => void;
-  saveCheckpoint: (dir: string, checkpoint: Checkpoint) => Promise<Result<void>>;
-  loadCheckpoint: (dir: string, opts?: LoadOptions) => Promise<Result<Checkpoint>>;
   /** The hub of `hub://` envs when the caller knows it (the pipeline); else the environment's. */
   hub?: HubTarget;
 };

@@ -3,7 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam } from "openai/res
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../shared/protocol.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
-import type { Checkpoint } from "../model/types.js";
+import type { Checkpoint } from "../checkpoint/types.js";
 import { Batcher } from "./batcher.js";
 import { type Serving, startServe } from "./server.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { BACKENDS } from "../backend/names.js";
 import { ModelShape } from "../model/config.js";
-import { BACKENDS } from "../model/types.js";
 
 /** `edgegym sft`: expert demonstrations through `/v1/expert`, trained on assistant tokens only. */
 export const SftConfig = z.strictObject({

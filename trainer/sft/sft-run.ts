@@ -1,9 +1,9 @@
 import { rng } from "../../shared/random.js";
 import { err, ok, type Result } from "../../shared/result.js";
+import type { BackendName } from "../backend/names.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
-import type { BackendName } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
 import { writeReport } from "../report/report.js";

@@ -1,8 +1,9 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
+import type { BackendName } from "../backend/names.js";
 import { createModel } from "../model/create-model.js";
-import type { BackendName, PolicyModel } from "../model/types.js";
+import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
 import { maskedNll, sftStep } from "./sft-step.js";
