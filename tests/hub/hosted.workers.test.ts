@@ -1,5 +1,5 @@
 import { env, SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { openHandle } from "../../hub/evals/handle.js";
 import { HostedInfo, HostedSource } from "../../shared/hosted.js";
 import { Manifest } from "../../shared/protocol.js";
@@ -108,5 +108,21 @@ describe("hosted environments", () => {
     const reply = await client.callTool({ name: "guess", arguments: { number: 50 } });
     expect(JSON.stringify(reply.content)).toMatch(/higher|lower|correct/);
     await client.close();
+  });
+
+  it("serves the search env pushed as a user would push it: the same episode as the built-in", async () => {
+    const a = await newTeam(hub);
+    const bundle = { mainModule: "app.js", modules: [{ ...appModule(), content: inject("hostedSearch") }] };
+    const { ref, published } = await pushEnv(hub, a, { ...bundle, outbound: [] });
+    expect(published.status, JSON.stringify(published.body)).toBe(201);
+    const play = async (base: string) => {
+      const s = await hub.call("POST", `${base}/v1/sessions`, { body: { split: "train", index: 0 } });
+      expect(s.status, JSON.stringify(s.body)).toBe(201);
+      const p = await playEpisode(hub, undefined, base, s.body.session, true);
+      return { first: s.body.observation, reward: p.reward, steps: p.steps };
+    };
+    const hosted = await play(`/v1/envs/${ref}`);
+    expect(hosted).toEqual(await play("/envs/search"));
+    expect(hosted.reward).toBe(1);
   });
 });

@@ -20,8 +20,7 @@ export async function bundleApp(entry: string): Promise<string> {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
-  project.provide(
-    "hostedApp",
-    await bundleApp(fileURLToPath(new URL("./guess-number-app.ts", import.meta.url))),
-  );
+  const entry = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+  project.provide("hostedApp", await bundleApp(entry("./guess-number-app.ts")));
+  project.provide("hostedSearch", await bundleApp(entry("./search-app.ts")));
 }

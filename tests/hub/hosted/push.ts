@@ -6,6 +6,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** guess-number built for workerd as one ES module, as `edgegym push` bundles an env (build-bundles.ts). */
     hostedApp: string;
+    /** The built-in search env (generated world, in-memory BM25) built the same way. */
+    hostedSearch: string;
   }
 }
 
