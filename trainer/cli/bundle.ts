@@ -85,6 +85,8 @@ export async function bundleEnvironment(
       target: "es2022",
       logLevel: "silent",
       legalComments: "none",
+      // The hub's isolates have nodejs_compat, as its own Worker does: Node's built-ins stay imports.
+      external: ["node:*"],
       plugins: [dataModules(root, found, problems)],
     });
     main = out.outputFiles[0]?.text ?? "";

@@ -2,10 +2,10 @@ import { execFile } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { BUNDLE_MAX_BYTES } from "../../hub/hosted/bundle.js";
 import { closedPortUrl } from "../testing/faulty-chat-model.js";
 import { userProject } from "../testing/user-project.js";
 import { loadBundle } from "./load-bundle.js";
-import { MAX_BUNDLE_BYTES } from "./push.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 type Ran = { code: number; stdout: string; stderr: string };
@@ -63,7 +63,7 @@ describe("edgegym push refuses in one line, exit 2, naming what failed (spawned 
       await mkdir(join(dir, name));
       await writeFile(join(dir, name, "worker.ts"), entry);
     }
-    await writeFile(join(dir, "too-large", "blob.bin"), Buffer.alloc(MAX_BUNDLE_BYTES + 1));
+    await writeFile(join(dir, "too-large", "blob.bin"), Buffer.alloc(BUNDLE_MAX_BYTES + 1));
     const push = (name: string, ...args: string[]) =>
       edgegym("push", join(dir, name), ...args, "--env", "team/x", "--version", "1.0.0", "--dry-run");
     const template = join(ROOT, "environments/kit/template");
@@ -111,7 +111,7 @@ describe("edgegym push refuses in one line, exit 2, naming what failed (spawned 
   });
 
   it("a hub it cannot reach, after the checks passed (exit 1: not the user's input)", () => {
-    expect(r("no hub").stdout).toMatch(/^checked my-env@1\.0\.0: 20 tasks, \d+ conformance tests passed$/m);
+    expect(r("no hub").stdout).toMatch(/^checked my-env@1\.0\.0: 30 tasks, \d+ conformance tests passed$/m);
     oneLine(r("no hub"), /^edgegym: cannot reach the hub at http:\/\/127\.0\.0\.1:\d+/, 1);
   });
 });

@@ -1,17 +1,9 @@
 import type { Command } from "commander";
 import { HubError } from "../../hub/client.js";
 import { Semver } from "../../shared/protocol.js";
-import { bundleEnvironment, moduleBytes } from "./bundle.js";
 import { action, splitRef } from "./hub-client.js";
 import { hubOptions } from "./hub-options.js";
 import { type PublishFlags, publishVersion } from "./publish.js";
-import { checkBundle } from "./push-check.js";
-
-/**
- * Most bytes a bundle may take, all modules together: the hub's limit (it refuses bigger ones with
- * `bundle_too_large`), checked here first so an over-size env is found before any upload.
- */
-export const MAX_BUNDLE_BYTES = 10 * 1024 * 1024;
 
 type PushFlags = PublishFlags & { env: string; version: string; entry: string; dryRun?: boolean };
 
@@ -43,12 +35,19 @@ export function registerPush(program: Command): void {
       splitRef(o.env);
       if (!Semver.safeParse(o.version).success)
         throw new HubError(`--version ${o.version}: not a semver (e.g. 1.0.0)`);
+      // Loaded here, not at start: esbuild, the kit and the hub's checks would slow every other command.
+      const [{ bundleEnvironment, moduleBytes }, { checkBundle }, { BUNDLE_MAX_BYTES }] = await Promise.all([
+        import("./bundle.js"),
+        import("./push-check.js"),
+        import("../../hub/hosted/bundle.js"),
+      ]);
       const bundled = await bundleEnvironment(dir ?? ".", o.entry);
       if (!bundled.ok) throw new HubError(bundled.error);
       const bundle = bundled.value;
       const bytes = bundle.modules.reduce((n, m) => n + moduleBytes(m), 0);
-      if (bytes > MAX_BUNDLE_BYTES)
-        throw new HubError(`bundle: ${kib(bytes)} is over the hub's limit of ${kib(MAX_BUNDLE_BYTES)}`);
+      // The hub's own limit (it refuses bigger bundles with bundle_too_large), found before any upload.
+      if (bytes > BUNDLE_MAX_BYTES)
+        throw new HubError(`bundle: ${kib(bytes)} is over the hub's limit of ${kib(BUNDLE_MAX_BYTES)}`);
       const modules = bundle.modules.map((m) => `${m.name} ${kib(moduleBytes(m))}`).join(", ");
       console.log(`bundled ${bundle.modules.length} modules, ${kib(bytes)}: ${modules}`);
       const checked = await checkBundle(bundle);
