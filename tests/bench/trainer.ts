@@ -21,7 +21,7 @@ import { createModel } from "../../trainer/model/create-model.js";
 import type { ModelConfig } from "../../trainer/model/types.js";
 import { createAdam } from "../../trainer/optim/optimizer-step.js";
 import { PolicyPool } from "../../trainer/parallel/policy-pool.js";
-import { maskedNll, type SftBatch, sftStep } from "../../trainer/sft/sft-step.js";
+import { maskedNll, type SftBatch, sftStep } from "../../trainer/sft/step.js";
 import { findTorchPython, INSTALL_HINT, type PeerResult, runTorchPeer } from "./torch-peer.js";
 
 const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch: number }> = {

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "../../shared/result.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { initBackend } from "./backend.js";
 import type { BackendName } from "./names.js";
 

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveTrainConfig } from "../rl/config.js";
-import { runTraining } from "../rl/run.js";
-import { SftConfig } from "../sft/sft-config.js";
-import { runSft } from "../sft/sft-run.js";
+import { runRl } from "../rl/run.js";
+import { SftConfig } from "../sft/config.js";
+import { runSft } from "../sft/run.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 
 const tiny = { dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 384 };
@@ -58,7 +58,7 @@ describe("continuing from an SFT checkpoint", () => {
       "maxNewTokens=4",
     ]);
     if (!rl.ok) throw new Error(rl.error);
-    const trained = await runTraining(rl.value, io);
+    const trained = await runRl(rl.value, io);
     expect(trained.ok ? "ok" : trained.error).toBe("ok");
   }, 120_000);
 });

@@ -9,7 +9,7 @@ import { Transformer } from "../model/transformer.js";
 import type { ModelConfig } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
-import { sftStep } from "../sft/sft-step.js";
+import { sftStep } from "../sft/step.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import { decodeOptimizerState, encodeOptimizerState, type OptimizerState } from "./optimizer-state.js";

@@ -7,7 +7,7 @@ import { initBackend } from "../backend/backend.js";
 import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
-import { maskedNll } from "../sft/sft-step.js";
+import { maskedNll } from "../sft/step.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 

@@ -1,4 +1,4 @@
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 
 /**
  * The CLI's run I/O: log lines on stderr, checkpoints in the policy package's format. The policy

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { resolveConfig } from "../config/parse-config.js";
-import { SftConfig } from "../sft/sft-config.js";
+import { SftConfig } from "../sft/config.js";
 import { iterationProgress } from "./progress.js";
 import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 
@@ -23,7 +23,7 @@ export function registerSft(program: Command): void {
     .action(async (opts: Record<string, unknown> & { set: string[] }) => {
       const config = resolveConfig(SftConfig, {}, [...overridesFrom(opts, NAMED), ...opts.set]);
       if (!config.ok) throw new UserError(`bad config: ${config.error}`);
-      const { runSft } = await import("../sft/sft-run.js");
+      const { runSft } = await import("../sft/run.js");
       const progress = iterationProgress("sft");
       const result = await runSft(config.value, cliIO, progress.update);
       progress.stop();

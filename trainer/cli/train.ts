@@ -41,9 +41,9 @@ export function registerTrain(program: Command): void {
       const base = opts.config ? await readConfigFile(opts.config) : {};
       const config = resolveTrainConfig(base, [...overridesFrom(opts, NAMED), ...opts.set]);
       if (!config.ok) throw new UserError(`bad config: ${config.error}`);
-      const { runTraining } = await import("../rl/run.js");
+      const { runRl } = await import("../rl/run.js");
       const progress = iterationProgress("train");
-      const result = await runTraining(config.value, cliIO, progress.update);
+      const result = await runRl(config.value, cliIO, progress.update);
       progress.stop();
       if (!result.ok) return fail(result.error);
       cliIO.log(`run folder: ${result.value.runDir}`);

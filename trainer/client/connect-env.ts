@@ -1,6 +1,6 @@
+import type { HubTarget } from "../../hub/client.js";
 import type { Manifest } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import type { HubTarget } from "./credentials.js";
 import { EnvClient } from "./env-client.js";
 import { resolveEnv } from "./resolve-env.js";
 

@@ -12,8 +12,6 @@ import type { HubTarget } from "../../hub/client.js";
 
 export const DEFAULT_HUB_URL = "http://localhost:8787";
 
-export type { HubTarget };
-
 /** Where `edgegym login` keeps the hub URL and token (mode 0600). */
 export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME ?? join(homedir(), ".config");

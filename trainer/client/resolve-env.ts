@@ -4,9 +4,10 @@ import { localDbPath, openLocalDb } from "../../environments/data/local-db.js";
 import { createEnvironmentsHost } from "../../environments/host.js";
 import type { Environment } from "../../environments/kit/index.js";
 import { generateSecrets } from "../../environments/kit/secrets.js";
+import type { HubTarget } from "../../hub/client.js";
 import { formatEnvRef, parseHubEnv, parseNameAtVersion } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import { type HubTarget, hubFromEnv } from "./credentials.js";
+import { hubFromEnv } from "./credentials.js";
 import { httpTransport, localTransport, type Transport } from "./transport.js";
 
 /**

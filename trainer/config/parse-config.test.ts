@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { EvalConfig } from "../eval/eval-config.js";
 import { parseRecipe } from "../pipeline/recipe.js";
 import { resolveTrainConfig } from "../rl/config.js";
-import { SftConfig } from "../sft/sft-config.js";
+import { SftConfig } from "../sft/config.js";
 import { nearestKey, resolveConfig } from "./parse-config.js";
 
 describe("unknown config keys are refused with the nearest valid key", () => {

@@ -10,7 +10,7 @@ import type { EnvClient } from "../client/env-client.js";
 import { parseConfig } from "../config/parse-config.js";
 import { emptySplitReason } from "../rollout/split-check.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { EvalConfig, type EvalSummary, leaderboardName } from "./eval-config.js";
 import { writeEvalRun } from "./eval-output.js";
 import { evaluateOnHub } from "./hub-eval.js";

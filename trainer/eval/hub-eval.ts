@@ -1,5 +1,6 @@
 import type { ClientResponse } from "hono/client";
 import type { z } from "zod";
+import type { HubTarget } from "../../hub/client.js";
 import { type HubClient, HubError, hubClient, hubJson } from "../../hub/client.js";
 import {
   type CreateEval,
@@ -12,7 +13,6 @@ import { MAX_BODY_BYTES } from "../../shared/http.js";
 import { type ChatMessage, SessionResponse } from "../../shared/protocol.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { fitTranscript } from "../../shared/transcript.js";
-import type { HubTarget } from "../client/credentials.js";
 import { type InfraFailure, RETRYABLE, refusalKind } from "../client/env-client.js";
 import { type AttemptOutcome, DEFAULT_RETRY_POLICY, retrying } from "../client/retry.js";
 import type { StartSession, Trajectory } from "../rollout/types.js";

@@ -6,7 +6,7 @@ import { createModel } from "../model/create-model.js";
 import type { PolicyModel, SampleOptions } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { scoreRows } from "../rl/score.js";
-import { maskedNll, type SftBatch, sftPassLoss, sftShards, sftStep } from "../sft/sft-step.js";
+import { maskedNll, type SftBatch, sftPassLoss, sftShards, sftStep } from "../sft/step.js";
 import { failsOnWorkers } from "../testing/worker-only-failure.js";
 import { PolicyPool } from "./policy-pool.js";
 import { shardGradients } from "./shard-task.js";

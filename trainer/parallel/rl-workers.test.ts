@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { resolveTrainConfig } from "../rl/config.js";
-import { runTraining } from "../rl/run.js";
+import { runRl } from "../rl/run.js";
 
 /** A small seeded run on wasm: 4 tasks × 4 rollouts, 2 iterations (the second samples with updated weights). */
 const SMALL_RUN = ["backend=wasm", "iterations=2", "tasksPerIteration=4", "groupSize=4", "miniBatchRows=6"];
@@ -16,7 +16,7 @@ async function metricsOf(workers: number, extra: string[]): Promise<Record<strin
   const io = { log: () => {}, saveCheckpoint, loadCheckpoint };
   const config = resolveTrainConfig({}, [`out=${out}`, `workers=${workers}`, ...SMALL_RUN, ...extra]);
   if (!config.ok) throw new Error(config.error);
-  const result = await runTraining(config.value, io);
+  const result = await runRl(config.value, io);
   if (!result.ok) throw new Error(result.error);
   return (await readFile(join(out, "metrics.jsonl"), "utf8"))
     .trim()

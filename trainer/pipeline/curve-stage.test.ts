@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { createModel } from "../model/create-model.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { readCurve } from "./curve.js";
 import { curveEnvSpec, runCurveStage, taskEnvSpec } from "./curve-stage.js";

@@ -2,21 +2,22 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { findBuiltin, findBuiltinAt, findBuiltinTasksOf } from "../../environments/builtin.js";
 import type { Environment } from "../../environments/kit/index.js";
+import type { HubTarget } from "../../hub/client.js";
 import { parseEnvRef } from "../../shared/env-ref.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
 import { connectEnv } from "../client/connect-env.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { type CurveFile, type CurvePoint, curvePlan, readCurve, writeCurve } from "./curve.js";
 import { greedyScore } from "./greedy-score.js";
-import type { Hub, JobState } from "./plan.js";
+import type { JobState } from "./plan.js";
 import type { Recipe } from "./recipe.js";
 
 export type CurveStageOptions = {
   recipe: Recipe;
   runDir: string;
   state: JobState;
-  hub: Hub;
+  hub: HubTarget;
   io: RunIO;
   /** Throws to stop between points (Ctrl-C); the point under way is redone on resume. */
   stopIfAsked: () => void;

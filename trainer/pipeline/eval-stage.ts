@@ -1,3 +1,4 @@
+import type { HubTarget } from "../../hub/client.js";
 import type { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
@@ -11,7 +12,7 @@ import type { PolicyModel } from "../model/types.js";
 import type { Trajectory } from "../rollout/types.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { evalOutcomes } from "./paired.js";
-import type { EvalDone, Hub, StageContext, StageOf } from "./plan.js";
+import type { EvalDone, StageContext, StageOf } from "./plan.js";
 import { selectedSegment } from "./select.js";
 
 export type HubEvalOptions = {
@@ -46,7 +47,7 @@ export type HubEvalResult = {
  * receipt (cut by maxSteps, unreachable env) count as failures in the hub's aggregate.
  */
 export async function runHubEval(
-  hubRef: Hub,
+  hubRef: HubTarget,
   policy: { model: PolicyModel; tokenizer: Tokenizer },
   opts: HubEvalOptions,
 ): Promise<Result<HubEvalResult>> {

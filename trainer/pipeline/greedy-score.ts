@@ -5,7 +5,7 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
 import type { EnvClient } from "../client/env-client.js";
 import { firstTasks, outcomeOf, playTasks } from "../eval/play-tasks.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import type { Recipe } from "./recipe.js";
 
 /** A checkpoint's greedy result on tasks 0..n−1 of a split (kept in state.json as a segment's validation). */

@@ -3,9 +3,9 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { checkpointShape } from "../checkpoint/load-policy.js";
 import { connectEnv } from "../client/connect-env.js";
-import { runTraining } from "../rl/run.js";
-import type { RunIO } from "../run/run-io.js";
-import { runSft } from "../sft/sft-run.js";
+import { runRl } from "../rl/run.js";
+import type { RunIO } from "../run/io.js";
+import { runSft } from "../sft/run.js";
 import { curveEnvSpec } from "./curve-stage.js";
 import { greedyScore } from "./greedy-score.js";
 import { baseDir, loadRecipe, type Recipe } from "./recipe.js";
@@ -93,7 +93,7 @@ export async function learningProbe(
     if (!scoredSft.ok) return scoredSft;
     const sftWeights = await weightsOnly(sft.value.checkpoint);
     for (const recipe of recipes) {
-      const rl = await runTraining(
+      const rl = await runRl(
         {
           ...recipe.rl,
           ...workers,

@@ -1,14 +1,14 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { HubTarget } from "../../hub/client.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { checkpointShape } from "../checkpoint/load-policy.js";
-import type { RunIO } from "../run/run-io.js";
-import { runSft } from "../sft/sft-run.js";
+import type { RunIO } from "../run/io.js";
+import { runSft } from "../sft/run.js";
 import { runCurveStage } from "./curve-stage.js";
 import { runEvalStage } from "./eval-stage.js";
 import {
-  type Hub,
   type JobState,
   loadState,
   nextStage,
@@ -32,7 +32,7 @@ export type MainJobOptions = {
   name: string;
   recipe: Recipe;
   runDir: string;
-  hub: Hub;
+  hub: HubTarget;
   /** Start over instead of resuming the folder's state.json. */
   fresh: boolean;
   /** A run folder whose stages this run adopts where their inputs match (`--reuse`). */

@@ -1,9 +1,10 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import type { HubTarget } from "../../hub/client.js";
 import { EvalAggregate } from "../../shared/evals.js";
 import { err, ok, type Result } from "../../shared/result.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { GreedyScore } from "./greedy-score.js";
 import { comparableRecipe, parseRecipe, type Recipe } from "./recipe.js";
 import { selectedSegment } from "./select.js";
@@ -67,9 +68,6 @@ export type Stage =
   | { kind: "eval"; which: "sft" | "rl"; checkpoint: string }
   | { kind: "done" };
 
-/** The local hub the job trains through and evaluates on. */
-export type Hub = { url: string; token: string };
-
 /** Per-iteration progress of a training stage (and of the curve's points). */
 export type StageProgress = (
   stage: string,
@@ -87,7 +85,8 @@ export type StageContext = {
   name: string;
   recipe: Recipe;
   runDir: string;
-  hub: Hub;
+  /** The local hub the job trains through and evaluates on. */
+  hub: HubTarget;
   state: JobState;
   io: RunIO;
   /** The env training plays, through the hub's gateway (`hub://owner/name@version`). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ok } from "../../shared/result.js";
 import { connectEnv } from "../client/connect-env.js";
 import { collectDemos } from "../rollout/demos.js";
-import { sftRows } from "../sft/sft-rows.js";
+import { sftRows } from "../sft/rows.js";
 import { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../tokenizer/load-tokenizer.js";
 import { baseDir, listRecipes, loadRecipe } from "./recipe.js";

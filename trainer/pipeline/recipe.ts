@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../../shared/result.js";
 import { parseConfig } from "../config/parse-config.js";
 import { FRESH_MODEL_SHAPE, type ModelShape } from "../model/config.js";
 import { TrainFields, withMethod } from "../rl/config.js";
-import { SftConfig } from "../sft/sft-config.js";
+import { SftConfig } from "../sft/config.js";
 import { CurveConfig, curvePlan } from "./curve.js";
 import { SelectConfig } from "./select.js";
 

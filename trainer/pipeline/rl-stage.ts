@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ok, type Result } from "../../shared/result.js";
 import { checkpointShape } from "../checkpoint/load-policy.js";
 import { writeReport } from "../report/report.js";
-import { runTraining } from "../rl/run.js";
+import { runRl } from "../rl/run.js";
 import type { JobState, StageContext, StageOf } from "./plan.js";
 import type { Recipe } from "./recipe.js";
 
@@ -21,7 +21,7 @@ export async function runRlStage(stage: StageOf<"rl">, ctx: StageContext): Promi
   );
   const sftWeights = await weightsOnly(state.sft?.checkpoint ?? stage.init);
   const init = stage.segment === 1 ? sftWeights : stage.init;
-  const rl = await runTraining(
+  const rl = await runRl(
     // Each segment gets its own seed so that segments draw different tasks.
     {
       ...recipe.rl,

@@ -1,17 +1,18 @@
+import type { HubTarget } from "../../hub/client.js";
 import { err, ok, type Result } from "../../shared/result.js";
 import { startBackend } from "../backend/start-backend.js";
 import { connectEnv } from "../client/connect-env.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { curveEnvSpec } from "./curve-stage.js";
 import { type GreedyScore, greedyScore } from "./greedy-score.js";
-import type { Hub, StageContext, StageOf } from "./plan.js";
+import type { StageContext, StageOf } from "./plan.js";
 import type { Recipe } from "./recipe.js";
 
 /** Plays one segment's final checkpoint on the recipe's validation tasks. */
 export async function validateCheckpoint(
   recipe: Recipe,
   checkpoint: string,
-  hub: Hub,
+  hub: HubTarget,
   io: RunIO,
 ): Promise<Result<GreedyScore>> {
   const select = recipe.select;

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
-import { SftConfig } from "../sft/sft-config.js";
-import { runSft } from "../sft/sft-run.js";
+import { SftConfig } from "../sft/config.js";
+import { runSft } from "../sft/run.js";
 import { type MetricsRow, REPORT_PANELS, reportPanels, reportSpec, writeReport } from "./report.js";
 
 /** An RL metrics line with every curve the report draws, as trainer/rl/run.ts logs it. */

@@ -18,7 +18,7 @@ export type ReportPanel = {
 
 /**
  * The panels, in reading order, under the names the trainers log (trainer/rollout/summary.ts for the
- * episodes, rl-update.ts and algos/policy-loss.ts for the update, sft-run.ts for SFT). A panel with
+ * episodes, rl/update.ts and algos/policy-loss.ts for the update, sft/run.ts for SFT). A panel with
  * none of its metrics in a run is left out, so an SFT run gets its loss curve and nothing empty.
  */
 export const REPORT_PANELS: readonly ReportPanel[] = [

@@ -8,7 +8,7 @@ import { createModel } from "../model/create-model.js";
 import { QWEN3_DIR } from "../testing/tokenizer-fixtures.js";
 import { loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
 import { resolveTrainConfig } from "./config.js";
-import { runTraining } from "./run.js";
+import { runRl } from "./run.js";
 
 /**
  * A random Qwen3-shaped policy (q/k norms, head_dim 16 wider than hidden 32 / 4 heads, GQA 4:2, tied
@@ -68,7 +68,7 @@ describe("Qwen3 end to end", () => {
       "seed=5",
     ]);
     if (!config.ok) throw new Error(config.error);
-    const result = await runTraining(config.value, { log: () => {}, saveCheckpoint, loadCheckpoint });
+    const result = await runRl(config.value, { log: () => {}, saveCheckpoint, loadCheckpoint });
     if (!result.ok) throw new Error(result.error);
     expect(result.value.last["episode/count"]).toBe(4);
     expect(Number.isFinite(result.value.last["losses/policy"])).toBe(true);

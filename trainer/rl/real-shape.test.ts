@@ -8,7 +8,7 @@ import { fromHfConfig } from "../checkpoint/hf-config.js";
 import { checkTrainingMemory } from "../model/memory.js";
 import { SMOLLM2_135M, writeRandomHfModel } from "../testing/real-shape-fixture.js";
 import { resolveTrainConfig } from "./config.js";
-import { runTraining } from "./run.js";
+import { runRl } from "./run.js";
 
 /**
  * SmolLM2-135M's shape (vocab 49,152, d 576, 9 heads / 3 KV heads, d_ff 1,536, tied embeddings) with
@@ -61,7 +61,7 @@ describe("a real model shape", () => {
     ]);
     if (!config.ok) throw new Error(config.error);
     const logs: string[] = [];
-    const result = await runTraining(config.value, {
+    const result = await runRl(config.value, {
       log: (l) => logs.push(l),
       saveCheckpoint,
       loadCheckpoint,

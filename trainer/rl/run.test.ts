@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
 import { runEval } from "../eval/evaluate.js";
 import { resolveTrainConfig } from "./config.js";
-import { runTraining } from "./run.js";
+import { runRl } from "./run.js";
 
 /** A tiny run: 2 tasks × 2 rollouts of short episodes, a 1-layer d16 model, KL on, on the cpu backend. */
 const TINY_RUN = [
@@ -30,7 +30,7 @@ describe("an RL run", () => {
     const config = resolveTrainConfig({}, [`out=${out}`, ...TINY_RUN, "iterations=2", "checkpointEvery=1"]);
     if (!config.ok) throw new Error(config.error);
     const seen: number[] = [];
-    const result = await runTraining(config.value, io, (i) => seen.push(i));
+    const result = await runRl(config.value, io, (i) => seen.push(i));
     if (!result.ok) throw new Error(result.error);
     expect(seen).toEqual([1, 2]);
     expect(logs[0]).toBe("backend: cpu");
@@ -98,7 +98,7 @@ describe("an RL run", () => {
         ...extra,
       ]);
       if (!config.ok) throw new Error(config.error);
-      const result = await runTraining(config.value, io);
+      const result = await runRl(config.value, io);
       if (!result.ok) return { error: result.error, out, kl: Number.NaN };
       const metrics = JSON.parse((await readFile(join(out, "metrics.jsonl"), "utf8")).trim());
       return { error: undefined, out, kl: metrics["losses/kl"] as number };
@@ -125,7 +125,7 @@ describe("an RL run", () => {
       "filterRounds=2",
     ]);
     if (!config.ok) throw new Error(config.error);
-    const result = await runTraining(config.value, io);
+    const result = await runRl(config.value, io);
     if (!result.ok) throw new Error(result.error);
     const m = result.value.last;
     // Each round is 2 tasks × 2 rollouts; a second round runs only when round 0 kept fewer than 2 groups.

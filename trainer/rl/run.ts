@@ -15,11 +15,11 @@ import { runRollouts } from "../rollout/loop.js";
 import { sampleTasks } from "../rollout/sample-tasks.js";
 import { emptySplitReason } from "../rollout/split-check.js";
 import { episodeMetrics, rolloutPerf, trajectoryLine } from "../rollout/summary.js";
-import { openRunDir, type RunIO } from "../run/run-io.js";
+import { openRunDir, type RunIO } from "../run/io.js";
 import type { TrainConfig } from "./config.js";
 import { sampleIteration } from "./dynamic-sampling.js";
-import { rlUpdate } from "./rl-update.js";
 import { episodeScore } from "./targets.js";
+import { rlUpdate } from "./update.js";
 
 /** Called after each iteration with its metrics, for progress bars or log lines. */
 export type OnIteration = (iteration: number, total: number, metrics: Record<string, number>) => void;
@@ -29,7 +29,7 @@ export type OnIteration = (iteration: number, total: number, metrics: Record<str
  * continuous batching, and updates the policy; metrics, sampled trajectories, checkpoints and the
  * report go to the run folder.
  */
-export async function runTraining(
+export async function runRl(
   config: TrainConfig,
   io: RunIO,
   onIteration: OnIteration = () => {},

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCheckpoint, saveCheckpoint } from "../checkpoint/checkpoint.js";
-import { SftConfig } from "../sft/sft-config.js";
-import { runSft } from "../sft/sft-run.js";
+import { SftConfig } from "../sft/config.js";
+import { runSft } from "../sft/run.js";
 import { resolveTrainConfig } from "./config.js";
-import { runTraining } from "./run.js";
+import { runRl } from "./run.js";
 
 const tiny = { dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, contextLength: 384 };
 
@@ -30,7 +30,7 @@ describe("edgegym train --init <sft checkpoint>", () => {
       "maxNewTokens=4",
     ]);
     if (!config.ok) throw new Error(config.error);
-    const rl = await runTraining(config.value, io);
+    const rl = await runRl(config.value, io);
     expect(rl.ok ? "ok" : rl.error).toBe("ok");
   }, 120_000);
 });

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { err } from "../../shared/result.js";
 import { leaderboardName } from "../eval/eval-config.js";
 import { runEval } from "../eval/evaluate.js";
-import { SftConfig } from "../sft/sft-config.js";
-import { runSft } from "../sft/sft-run.js";
+import { SftConfig } from "../sft/config.js";
+import { runSft } from "../sft/run.js";
 
 const logged: string[] = [];
 const io = {

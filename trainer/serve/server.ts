@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../../shared/result.js";
 import type { BackendName } from "../backend/names.js";
 import { startBackend } from "../backend/start-backend.js";
 import { loadPolicy } from "../checkpoint/load-policy.js";
-import type { RunIO } from "../run/run-io.js";
+import type { RunIO } from "../run/io.js";
 import { createServeApp } from "./app.js";
 import { Batcher } from "./batcher.js";
 

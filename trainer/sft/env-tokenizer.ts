@@ -8,7 +8,7 @@ import { bpeTokenizerFiles } from "../tokenizer/byte-tokenizer-files.js";
 import { loadTokenizer, writeTokenizerFiles } from "../tokenizer/load-tokenizer.js";
 import { pieceCounts, trainBpe } from "../tokenizer/train-bpe.js";
 import type { Tokenizer } from "../tokenizer/types.js";
-import { sftRows } from "./sft-rows.js";
+import { sftRows } from "./rows.js";
 
 export type EnvTokenizerResult = {
   merges: number;

@@ -5,7 +5,7 @@ import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
 import { type LossSettings, type RlPassInput, rlPassLoss } from "../rl/update-step.js";
-import { maskedNll, sftStep } from "../sft/sft-step.js";
+import { maskedNll, sftStep } from "../sft/step.js";
 
 /**
  * The webgpu backend against the cpu backend on the same model (same config, same seed, so the same

@@ -11,7 +11,7 @@ import { loadCheckpoint } from "../../../../trainer/checkpoint/checkpoint.js";
 import { connectEnv } from "../../../../trainer/client/connect-env.js";
 import { cliIO } from "../../../../trainer/cli/run-io.js";
 import { collectDemos } from "../../../../trainer/rollout/demos.js";
-import { sftRows } from "../../../../trainer/sft/sft-rows.js";
+import { sftRows } from "../../../../trainer/sft/rows.js";
 
 const [n = "300", ...checkpoints] = process.argv.slice(2);
 const backend = await startBackend("wasm", cliIO);

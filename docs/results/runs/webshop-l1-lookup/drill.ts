@@ -30,9 +30,9 @@ import { cliIO } from "../../../../trainer/cli/run-io.js";
 import { connectEnv } from "../../../../trainer/client/connect-env.js";
 import { createAdam } from "../../../../trainer/optim/optimizer-step.js";
 import { PolicyPool } from "../../../../trainer/parallel/policy-pool.js";
-import { sftStep } from "../../../../trainer/sft/sft-step.js";
+import { sftStep } from "../../../../trainer/sft/step.js";
 import { collectDemos } from "../../../../trainer/rollout/demos.js";
-import { padSftRows, type SftRow, sftRows } from "../../../../trainer/sft/sft-rows.js";
+import { padSftRows, type SftRow, sftRows } from "../../../../trainer/sft/rows.js";
 
 const [init = "", out = "", examples = "0", batchRows = "16", lr = "5e-4", seed = "1", goals = "3000"] =
   process.argv.slice(2);

@@ -6,7 +6,7 @@ import { createModel } from "../model/create-model.js";
 import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
 import { PolicyPool } from "../parallel/policy-pool.js";
-import { maskedNll, sftStep } from "./sft-step.js";
+import { maskedNll, sftStep } from "./step.js";
 
 const TINY = { vocabSize: 32, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 16 };
 

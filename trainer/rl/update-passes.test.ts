@@ -7,7 +7,7 @@ import type { ModelConfig, PolicyModel } from "../model/types.js";
 import type { StepRecord, Trajectory } from "../rollout/types.js";
 import { buildBatch } from "./batch.js";
 import { TrainConfig } from "./config.js";
-import { rlUpdate } from "./rl-update.js";
+import { rlUpdate } from "./update.js";
 
 // The bug only showed on wasm (its heap is capped at 4 GiB), so these run there.
 beforeAll(async () => {

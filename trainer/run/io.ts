@@ -1,7 +1,7 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { HubTarget } from "../../hub/client.js";
 import type { CheckpointIO } from "../checkpoint/types.js";
-import type { HubTarget } from "../client/credentials.js";
 
 /** How commands report: a log line, and checkpoint I/O (the policy package's safetensors format). */
 export type RunIO = CheckpointIO & {

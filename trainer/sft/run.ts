@@ -11,10 +11,10 @@ import { collectDemos } from "../rollout/demos.js";
 import { sampleTasks } from "../rollout/sample-tasks.js";
 import { emptySplitReason, expertRefusal } from "../rollout/split-check.js";
 import { episodeMetrics } from "../rollout/summary.js";
-import { openRunDir, type RunIO } from "../run/run-io.js";
-import type { SftConfig } from "./sft-config.js";
-import { padSftRows, type SftRow, sftRows } from "./sft-rows.js";
-import { sftStep } from "./sft-step.js";
+import { openRunDir, type RunIO } from "../run/io.js";
+import type { SftConfig } from "./config.js";
+import { padSftRows, type SftRow, sftRows } from "./rows.js";
+import { sftStep } from "./step.js";
 
 export type OnEpoch = (epoch: number, total: number, metrics: Record<string, number>) => void;
 

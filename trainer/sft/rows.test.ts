@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StepRecord } from "../rollout/types.js";
 import { stepRecord, trajectory } from "../testing/rollout-fixtures.js";
-import { padSftRows, sftRows } from "./sft-rows.js";
+import { padSftRows, sftRows } from "./rows.js";
 
 const step = (promptIds: number[], responseIds: number[], i: number) =>
   stepRecord({ step: i, promptIds, responseIds, responseLogprobs: [] });

@@ -9,7 +9,7 @@ import type { Trajectory } from "../rollout/types.js";
 import { stepRecord, trajectory } from "../testing/rollout-fixtures.js";
 import { buildBatch, toFlat } from "./batch.js";
 import { TrainConfig } from "./config.js";
-import { rlUpdate } from "./rl-update.js";
+import { rlUpdate } from "./update.js";
 
 beforeAll(async () => {
   await initBackend("cpu");

@@ -1,6 +1,6 @@
 import { extendsPrefix } from "../rollout/prompt.js";
 import type { Trajectory } from "../rollout/types.js";
-import type { SftBatch } from "./sft-step.js";
+import type { SftBatch } from "./step.js";
 
 /** One SFT training sequence: token ids and, per id, whether it is a response id to learn. */
 export type SftRow = { tokens: number[]; learn: boolean[] };
