@@ -53,6 +53,7 @@ console.log(JSON.stringify({ n: args.number("n") }));
       ["fine", run(tiny, "--n", "3")],
       // A real script too: its flags are read before its heavy work starts.
       ["results", run("trainer/results/main.ts", "--bogus")],
+      ["start", run("trainer/pipeline/start.ts", "--bogus")],
     ];
     for (const [name, ran] of cases) results.set(name, await ran);
   }, 300_000);
@@ -64,6 +65,7 @@ console.log(JSON.stringify({ n: args.number("n") }));
     oneLine(get("missing"), "tiny: Option '--n <value>' argument missing (--help lists the options)");
     oneLine(get("not a number"), `tiny: --n wants a number ≥ 0, not "abc" (--help lists the options)`);
     oneLine(get("results"), "results: Unknown option '--bogus' (--help lists the options)");
+    oneLine(get("start"), "edgegym: Unknown option '--bogus' (npm start -- --help lists the options)");
   });
 
   it("keeps Node's message on several lines to one", () => {

@@ -1,5 +1,5 @@
 /**
- * Flags of the repository's Node scripts (`npm run results`, the benchmarks, the local hosts).
+ * Flags of the repository's Node scripts (`npm start`, `npm run results`, the benchmarks, the local hosts).
  * `parseArgs` throws on an unknown flag or a missing value, which reaches the user as a stack trace;
  * the rule for every command is one line on stderr and exit code 2 for a mistake, and usage on
  * `--help`/`-h` (exit 0) before any work starts. It lives in `shared/` because the env host and the
@@ -23,14 +23,18 @@ export type ScriptArgs<O extends ParseArgsOptionsConfig> = {
   number: (flag: StringFlag<O>) => number;
 };
 
-/** Parses `process.argv` against `options` (plus `-h, --help`) as `name`'s flags. */
+/**
+ * Parses `process.argv` against `options` (plus `-h, --help`) as `name`'s flags; a mistake's line
+ * ends with how to ask for the usage, `help` (what the user types: `npm start -- --help`).
+ */
 export function scriptArgs<const O extends ParseArgsOptionsConfig>(
   name: string,
   usage: string,
   options: O,
+  help = "--help",
 ): ScriptArgs<O> {
   const fail = (line: string): never => {
-    process.stderr.write(`${name}: ${line} (--help lists the options)\n`);
+    process.stderr.write(`${name}: ${line} (${help} lists the options)\n`);
     process.exit(2);
   };
   let parsed: { values: Record<string, unknown> };

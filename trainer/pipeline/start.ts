@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { scriptArgs } from "../../shared/script-args.js";
 import { iterationProgress } from "../cli/progress.js";
 import { DEFAULT_RECIPE, listRecipes, loadRecipe } from "./recipe.js";
 import { importRecipeData, missingRecipeData } from "./recipe-data.js";
@@ -29,46 +29,33 @@ Options:
 Ctrl-C stops after the current iteration; the same command resumes. See README.md.`;
 
 const say = (line: string) => process.stderr.write(`edgegym: ${line}\n`);
-/** A user's mistake (an unknown flag, a wrong recipe): one line and exit code 2, no stack trace. */
-function usageError(line: string): never {
-  say(line);
-  process.exit(2);
-}
 
-const parse = () =>
-  parseArgs({
-    options: {
-      recipe: { type: "string", default: DEFAULT_RECIPE },
-      out: { type: "string" },
-      port: { type: "string", default: "8787" },
-      "persist-to": { type: "string" },
-      reuse: { type: "string" },
-      fresh: { type: "boolean", default: false },
-      list: { type: "boolean", default: false },
-      "data-dir": { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-const { values } = (() => {
-  try {
-    return parse();
-  } catch (e) {
-    return usageError(
-      `${e instanceof Error ? e.message : String(e)} (npm start -- --help lists the options)`,
-    );
-  }
-})();
+const { values } = scriptArgs(
+  "edgegym",
+  USAGE,
+  {
+    recipe: { type: "string", default: DEFAULT_RECIPE },
+    out: { type: "string" },
+    port: { type: "string", default: "8787" },
+    "persist-to": { type: "string" },
+    reuse: { type: "string" },
+    fresh: { type: "boolean", default: false },
+    list: { type: "boolean", default: false },
+    "data-dir": { type: "string" },
+  },
+  "npm start -- --help",
+);
 
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
 if (values.list) {
   for (const name of await listRecipes()) console.log(name);
   process.exit(0);
 }
 const loaded = await loadRecipe(values.recipe);
-if (!loaded.ok) usageError(loaded.error);
+// A wrong recipe is the user's mistake too: one line and exit code 2, no stack trace.
+if (!loaded.ok) {
+  say(loaded.error);
+  process.exit(2);
+}
 const { name, recipe } = loaded.value;
 // Data beside the repository (../shared/data) that a fresh clone lacks: say what to fetch, before anything starts.
 const absentData = missingRecipeData(recipe, name, values["data-dir"]);
