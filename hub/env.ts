@@ -24,7 +24,8 @@ export type LoaderCode = {
   mainModule: string;
   modules: Record<string, LoaderModule>;
   env: Record<string, string>;
-  globalOutbound: null;
+  /** `null`: no network; else the hub's outbound gate (a Fetcher from `ctx.exports`). */
+  globalOutbound: unknown;
   limits?: { cpuMs?: number };
 };
 

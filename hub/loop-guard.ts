@@ -1,7 +1,13 @@
 import { createMiddleware } from "hono/factory";
 import { EdgegymError } from "../shared/errors.js";
 import type { AppEnv } from "./env.js";
-import { HOP_HEADER } from "./registry/upstream.js";
+
+/**
+ * Marks every request the hub sends to an endpoint, or lets out of a hosted env's sandbox. The hub
+ * refuses requests that carry it (`508 loop_detected`), so one that leads back into a hub's gateway
+ * ends after one hop.
+ */
+export const HOP_HEADER = "x-edgegym-hop";
 
 /**
  * Refuses a request that a hub sent to an endpoint (it carries the hop header) with `508

@@ -2,6 +2,8 @@ import { contentHash } from "../../shared/content-hash.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { BundleModule, HostedBundle, HostedInfo } from "../../shared/hosted.js";
 import type { Result } from "../../shared/result.js";
+import type { HubBindings } from "../env.js";
+import { checkOutboundHost } from "../outbound-gate.js";
 import { instrumentModule, RESERVED_PREFIX } from "./instrument.js";
 
 /** Most bytes a hosted bundle's modules may hold together (decoded: text as UTF-8, `data` as bytes). */
@@ -12,8 +14,8 @@ export const BUNDLE_MAX_BYTES = 10 * 1024 * 1024;
  */
 export const PUBLISH_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-/** A checked bundle: what readers are told (`info`) and the modules as the sandbox runs them. */
-export type CheckedBundle = { info: HostedInfo; run: BundleModule[] };
+/** A checked bundle: what readers are told (`info`) and the bundle as the sandbox runs it. */
+export type CheckedBundle = { info: HostedInfo; run: HostedBundle };
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const encoder = new TextEncoder();
@@ -38,10 +40,13 @@ function moduleBytes(m: BundleModule): number {
  * it: unique module names outside the hub's reserved prefix, a main module that is one of its ES
  * modules, JSON that parses, base64 that decodes, at most `BUNDLE_MAX_BYTES` in all, and every ES
  * module instrumented with the CPU guard (hub/hosted/instrument.ts). The bundle hash is the content
- * hash of the bundle as pushed. `outbound` must be empty: the hub has no outbound gate yet, so a
- * hosted env gets no network at all.
+ * hash of the bundle as pushed. Each `outbound` host must pass the endpoint rules (as a bare host
+ * name, lowercased): they are the only hosts the outbound gate lets the env reach.
  */
-export async function checkBundle(bundle: HostedBundle): Promise<Result<CheckedBundle, EdgegymError>> {
+export async function checkBundle(
+  bundle: HostedBundle,
+  bindings: HubBindings,
+): Promise<Result<CheckedBundle, EdgegymError>> {
   const names = new Set<string>();
   let total = 0;
   const run: BundleModule[] = [];
@@ -83,11 +88,11 @@ export async function checkBundle(bundle: HostedBundle): Promise<Result<CheckedB
   const main = bundle.modules.find((m) => m.name === bundle.mainModule);
   if (!main) return invalid("bundle.mainModule", `no module is named ${bundle.mainModule}`);
   if (main.type !== "esm") return invalid("bundle.mainModule", `${main.name} is not an esm module`);
-  if (bundle.outbound.length > 0) {
-    return invalid(
-      "bundle.outbound",
-      "this hub gives hosted environments no network access, so outbound hosts cannot be declared",
-    );
+  const outbound: string[] = [];
+  for (const [i, host] of bundle.outbound.entries()) {
+    const checkedHost = checkOutboundHost(host, bindings);
+    if (!checkedHost.ok) return invalid(`bundle.outbound.${i}`, checkedHost.error);
+    outbound.push(checkedHost.value);
   }
   return {
     ok: true,
@@ -97,9 +102,9 @@ export async function checkBundle(bundle: HostedBundle): Promise<Result<CheckedB
         bytes: total,
         mainModule: bundle.mainModule,
         modules: bundle.modules.map((m) => ({ name: m.name, type: m.type, bytes: moduleBytes(m) })),
-        outbound: bundle.outbound,
+        outbound,
       },
-      run,
+      run: { mainModule: bundle.mainModule, modules: run, outbound },
     },
   };
 }

@@ -1,7 +1,8 @@
 import { EdgegymError } from "../../shared/errors.js";
-import type { HostedSource } from "../../shared/hosted.js";
+import type { HostedBundle, HostedSource } from "../../shared/hosted.js";
 import { hubDb } from "../db.js";
 import type { HubBindings, LoaderCode, LoaderModule } from "../env.js";
+import { gateFor } from "../outbound-gate.js";
 import { GUARD_MODULE } from "./instrument.js";
 import { ENTRY_MODULE, entrySource, guardSource, HOSTED_TICKS } from "./sandbox-modules.js";
 import { readRun, readSecrets } from "./store.js";
@@ -48,10 +49,11 @@ function loaderModule(m: HostedSource["modules"][number]): LoaderModule {
 /**
  * The isolate's code: the instrumented modules, the guard and the entry in front of the pushed main
  * module, the version's own secrets as its only bindings (never the hub's D1, bucket or secrets),
- * and no network (`globalOutbound: null`).
+ * and no network (`globalOutbound: null`) unless the bundle declares hosts: then every `fetch` goes
+ * through the hub's outbound gate (hub/outbound-gate.ts).
  */
 export function sandboxCode(
-  run: HostedSource,
+  run: HostedBundle,
   secrets: Record<string, string>,
   bindings: HubBindings,
 ): LoaderCode {
@@ -67,9 +69,20 @@ export function sandboxCode(
     mainModule: ENTRY_MODULE,
     modules,
     env: { ...secrets },
-    globalOutbound: null,
+    globalOutbound: run.outbound.length === 0 ? null : outboundGate(run.outbound),
     limits: { cpuMs: positive(bindings.HUB_HOSTED_CPU_MS, HOSTED_CPU_MS) },
   };
+}
+
+function outboundGate(hosts: string[]): unknown {
+  const gate = gateFor(hosts);
+  if (gate === undefined) {
+    throw new EdgegymError(
+      "not_configured",
+      "this hub has no outbound gate, so it runs no env that declares hosts",
+    );
+  }
+  return gate;
 }
 
 function loader(bindings: HubBindings) {

@@ -14,7 +14,7 @@ export type PreparedHosted = {
   ref: HostedRef;
   info: HostedInfo;
   bundle: HostedBundle;
-  run: HostedBundle["modules"];
+  run: HostedBundle;
   secrets: Record<string, string>;
 };
 
@@ -29,11 +29,11 @@ export async function prepareHosted(
   version: string,
   bindings: HubBindings,
 ): Promise<PreparedHosted> {
-  const checked = await checkBundle(bundle);
+  const checked = await checkBundle(bundle, bindings);
   if (!checked.ok) throw checked.error;
   const { info, run } = checked.value;
   const secrets = await generateSecrets();
-  const unstored = sandboxCode({ mainModule: bundle.mainModule, modules: run }, secrets, bindings);
+  const unstored = sandboxCode(run, secrets, bindings);
   return { ref: { envId, version, bundleHash: info.bundleHash, unstored }, info, bundle, run, secrets };
 }
 
@@ -52,11 +52,6 @@ export function checkHostedKey(manifest: Manifest, prepared: PreparedHosted): vo
 /** Stores the bundle's bytes and returns the version's sealed secrets, for the version's insert. */
 export async function storeHosted(bindings: HubBindings, prepared: PreparedHosted): Promise<string> {
   const { bundle, run, info } = prepared;
-  await putBundle(
-    bindings,
-    info.bundleHash,
-    { mainModule: bundle.mainModule, modules: bundle.modules },
-    { mainModule: bundle.mainModule, modules: run },
-  );
+  await putBundle(bindings, info.bundleHash, { mainModule: bundle.mainModule, modules: bundle.modules }, run);
   return sealSecrets(bindings, prepared.secrets);
 }

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { hubHostedSecrets } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
-import type { HostedSource } from "../../shared/hosted.js";
+import type { HostedBundle, HostedSource } from "../../shared/hosted.js";
 import { deriveSealKey, type SealKey, seal, unseal } from "../../shared/seal.js";
 import type { HubDb } from "../db.js";
 import type { BundleBucket, HubBindings } from "../env.js";
@@ -29,7 +29,7 @@ export async function putBundle(
   bindings: HubBindings,
   hash: string,
   source: HostedSource,
-  run: HostedSource,
+  run: HostedBundle,
 ): Promise<void> {
   const b = bucket(bindings);
   await Promise.all([
@@ -38,17 +38,18 @@ export async function putBundle(
   ]);
 }
 
-async function read(bindings: HubBindings, key: string): Promise<HostedSource> {
+async function read<T>(bindings: HubBindings, key: string): Promise<T> {
   const object = await bucket(bindings).get(key);
   if (!object) throw new EdgegymError("internal", "the hosted bundle is missing from the hub's storage");
   // The hub wrote this object after checking it; it is read back as stored.
-  return JSON.parse(await object.text()) as HostedSource;
+  return JSON.parse(await object.text()) as T;
 }
 
 /** The bundle as pushed. */
-export const readSource = (bindings: HubBindings, hash: string) => read(bindings, sourceKey(hash));
+export const readSource = (bindings: HubBindings, hash: string) =>
+  read<HostedSource>(bindings, sourceKey(hash));
 /** The bundle as the sandbox runs it. */
-export const readRun = (bindings: HubBindings, hash: string) => read(bindings, runKey(hash));
+export const readRun = (bindings: HubBindings, hash: string) => read<HostedBundle>(bindings, runKey(hash));
 
 /** Sealed secrets never expire on their own: the version lives as long as the hub keeps it. */
 const SECRETS_TTL_SECONDS = 100 * 365 * 24 * 3600;

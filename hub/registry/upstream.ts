@@ -5,6 +5,7 @@ import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
 import type { HubBindings } from "../env.js";
 import { callHosted, type HostedRef } from "../hosted/loader.js";
+import { HOP_HEADER } from "../loop-guard.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "./endpoint-policy.js";
 import { readWithin, UPSTREAM_MAX_BYTES } from "./upstream-body.js";
 
@@ -18,12 +19,6 @@ export type Upstream =
   | ({ kind: "hosted" } & HostedRef);
 
 type Fetcher = (request: Request) => Promise<Response>;
-
-/**
- * Marks every request the hub sends to an endpoint. The hub refuses requests that carry it
- * (`508 loop_detected`), so an endpoint that leads back into a hub's gateway ends after one hop.
- */
-export const HOP_HEADER = "x-edgegym-hop";
 
 /** Deadline of the manifest fetch at publish, unless `HUB_MANIFEST_TIMEOUT_MS` says otherwise. */
 export const MANIFEST_TIMEOUT_MS = 10_000;

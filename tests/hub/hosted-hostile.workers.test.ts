@@ -1,5 +1,6 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createHubApp } from "../../hub/app.js";
 import { BUNDLE_MAX_BYTES } from "../../hub/hosted/bundle.js";
 import type { HostedBundle } from "../../shared/hosted.js";
 import { hubClient, newTeam } from "./client.js";
@@ -12,7 +13,8 @@ const hub = hubClient((r) => SELF.fetch(r));
  * other route is guess-number's, so it publishes): each case is one request through the gateway.
  */
 const HOSTILE = `
-  const { split } = await request.json();
+  const body = await request.json();
+  const { split } = body;
   const json = (value) => Response.json(value);
   const refusal = async (url) => {
     try {
@@ -31,6 +33,7 @@ const HOSTILE = `
     case "internet": return refusal("http://example.com/");
     case "hub": return refusal("http://hub.test/healthz");
     case "loopback": return refusal("http://127.0.0.1:8787/healthz");
+    case "fetch": return refusal(body.url);
     case "bindings": return json({ keys: Object.keys(env).sort(), db: typeof env.DB, bundles: typeof env.HUB_BUNDLES, loader: typeof env.LOADER, admin: typeof env.HUB_ADMIN_TOKEN });
     case "alloc": { const a = new Uint8Array(100 * 1024 * 1024); a.fill(7); return json({ bytes: a.length, last: a[a.length - 1] }); }
     case "huge": return new Response("x".repeat(50 * 1024 * 1024), { headers: { "content-type": "application/json" } });
@@ -132,13 +135,48 @@ describe("a hosted env's hostile code is contained", () => {
   });
 });
 
-describe("bundles the hub refuses at publish", () => {
-  const one = (content: string): HostedBundle => ({
-    mainModule: "main.js",
-    modules: [{ name: "main.js", type: "esm", content }],
-    outbound: [],
+describe("an env that declares outbound hosts", () => {
+  let gated = "";
+  beforeAll(async () => {
+    const a = await newTeam(hub);
+    const pushed = await pushEnv(hub, a, { ...hostileBundle(HOSTILE), outbound: ["127.0.0.1"] });
+    if (pushed.published.status !== 201) throw new Error(JSON.stringify(pushed.published.body));
+    gated = `/v1/envs/${pushed.ref}`;
+  });
+  const fetchVia = (url: string) =>
+    hub.call("POST", `${gated}/v1/sessions`, { body: { split: "fetch", url } });
+
+  it("reaches a declared host through the hub's gate, and nothing else", async () => {
+    const open = await fetchVia(`${env.HUB_TEST_HOSTILE_URL}/open/gate-test`);
+    expect(open.body).toEqual({ reached: 200 });
+    for (const url of ["http://example.com/", "http://localhost:8787/healthz", "http://127.0.0.2/"]) {
+      const r = await fetchVia(url);
+      expect(r.body.refused, url).toMatch(/may not fetch/);
+    }
+    await stillServing();
   });
 
+  it("is refused at publish when a declared host breaks the endpoint rules", async () => {
+    // As on a deployed hub: private, loopback and local names are not allowed.
+    const deployed = createHubApp();
+    const strict = hubClient(async (r) =>
+      deployed.fetch(r, { ...env, HUB_ALLOW_PRIVATE_UPSTREAMS: "false" }),
+    );
+    const a = await newTeam(strict);
+    for (const host of ["127.0.0.1", "metadata.google.internal", "localhost"]) {
+      const r = await pushEnv(strict, a, { ...one(""), outbound: [host] });
+      expect([r.published.status, r.published.body.code], host).toEqual([422, "bundle_invalid"]);
+    }
+  });
+});
+
+const one = (content: string): HostedBundle => ({
+  mainModule: "main.js",
+  modules: [{ name: "main.js", type: "esm", content }],
+  outbound: [],
+});
+
+describe("bundles the hub refuses at publish", () => {
   it("code that fails to start: a throw at import, a main module that exports no app", async () => {
     const a = await newTeam(hub);
     const thrown = await pushEnv(hub, a, one('throw new Error("boom at import");'));
@@ -241,8 +279,14 @@ export default { async fetch(request, env, ctx) {
       "bundle_invalid",
     ],
     [
-      "outbound hosts (no outbound gate yet)",
-      { ...one(""), outbound: ["api.example.com"] },
+      "an outbound host with a scheme",
+      { ...one(""), outbound: ["https://api.example.com"] },
+      422,
+      "bundle_invalid",
+    ],
+    [
+      "an outbound host with a port",
+      { ...one(""), outbound: ["api.example.com:8080"] },
       422,
       "bundle_invalid",
     ],
