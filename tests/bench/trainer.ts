@@ -37,13 +37,21 @@ const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch:
   },
 };
 
+// One RL iteration of the full-depth SmolLM2-135M shape is a benchmark of its own, with its own flags.
+const presetAt = process.argv.indexOf("--preset");
+if (process.argv[presetAt + 1] === "real-shape" || process.argv.includes("--preset=real-shape")) {
+  await import("./real-shape.js");
+  process.exit(0);
+}
+
 const USAGE = `Usage: npm run bench:trainer -- [options]
 
 Training and sampling tokens/s of a small model, with the PyTorch peer's figures when torch is found,
 printed as JSON.
 
 Options:
-  --preset <name>         model and batch shapes: ${Object.keys(PRESETS).join(", ")} (default reference)
+  --preset <name>         model and batch shapes: ${Object.keys(PRESETS).join(", ")} (default reference);
+                          real-shape: one GRPO iteration of SmolLM2-135M's shape (its own --help)
   --backend <name>        tfjs backend: ${BACKENDS.join(", ")} (default the first that loads)
   --steps <n>             training steps at least (default 10)
   --min-seconds <s>       wall seconds each loop runs at least (default 2)

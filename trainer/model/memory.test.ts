@@ -45,18 +45,18 @@ describe("training memory estimate", () => {
     // passCost(1 row, 10 wide) = 10·(1·2·10 + 2·100) = 2200, so a 5000-element budget holds 2 rows.
     const e = estimateTrainingMemory(c, { reference: true, backend: "cpu", passElements: 5000 });
     expect(e.pass).toEqual({ rows: 2, width: 10 });
-    // Per token and layer: 10·8 + 6·(2+1)·4 + 3·2·10 + 5·12 = 272; 20 tokens · 272 + 20 · 4·8 = 6080 floats.
-    // Vocabulary: 8 blocks · 20 rows · 100 + 3 · 100 · 8 = 18400 floats.
+    // Per token and layer: 3·(10·8 + 6·(2+1)·4 + 5·12) + 3·2·10 = 696, and 3·8·12 = 288 for the layer:
+    // 20 tokens · 696 + 288 + 20 · 4·8 = 14848 floats. Vocabulary: 8 blocks · 20 rows · 100 + 2 · 100 · 8 = 17600.
     expect(e.parts).toEqual({
       weights: 5216,
       gradients: 2 * 5216,
       // Adam's moments are on the host; the heap holds the one new value written back, the 100·8 embedding.
       adam: 800 * 4,
       reference: 5216,
-      activations: 6080 * 4,
-      vocab: 18400 * 4,
+      activations: 14848 * 4,
+      vocab: 17600 * 4,
     });
-    expect(e.total).toBe(5216 * 4 + 800 * 4 + 6080 * 4 + 18400 * 4);
+    expect(e.total).toBe(5216 * 4 + 800 * 4 + 14848 * 4 + 17600 * 4);
     expect(e.host).toBe(2 * 5216);
     // On webgpu the moments are tensors: two copies of the model and 4 temporaries of the embedding.
     const gpu = estimateTrainingMemory(c, { reference: true, backend: "webgpu", passElements: 5000 });

@@ -27,15 +27,26 @@ export function parameterCount(c: ModelConfig): number {
 }
 
 /**
- * Float32 elements one token keeps alive for the backward pass, per layer: the norms' inputs and
- * outputs (≈6·D), q/k/v and their rotated halves, roped and transposed copies (≈6·(H + KV)·hd), three
- * `[H, width]` score tensors (scores, masked, softmax) and the SwiGLU's five `F`-wide tensors, plus
- * the residual adds (≈4·D). Counted from forward.ts; an estimate, not a measurement.
+ * Float32 elements one token keeps alive for the backward pass, per layer. The forward pass's own
+ * tensors: the norms' inputs and outputs (≈6·D), q/k/v and their rotated halves, roped and transposed
+ * copies (≈6·(H + KV)·hd), three `[H, width]` score tensors (scores, masked, softmax), the SwiGLU's five
+ * `F`-wide tensors and the residual adds (≈4·D), counted from forward.ts. The per-width part is three
+ * times that: tfjs's backward pass keeps the gradient of every tensor on the tape until it ends (its
+ * `tensorAccumulatedGradientMap`, freed by the backward's tidy), about twice the saved tensors again.
+ * Measured on wasm (live tensor buffers of one pass, 4 to 30 layers, 96 to 224 tokens): 0.208 MiB per
+ * token and layer at SmolLM2-135M's widths, where the forward's count alone gives 0.069; the score
+ * tensors' part did not grow with the width as much, so it is counted once.
  */
 function perTokenLayer(c: ModelConfig, width: number): number {
   const hd = headDim(c);
-  return 10 * c.dModel + 6 * (c.nHeads + c.nKvHeads) * hd + 3 * c.nHeads * width + 5 * c.dFf;
+  return 3 * (10 * c.dModel + 6 * (c.nHeads + c.nKvHeads) * hd + 5 * c.dFf) + 3 * c.nHeads * width;
 }
+
+/**
+ * Float32 elements a layer adds to a pass whatever its tokens: one more copy of its MLP weights
+ * (measured: 10 MiB a layer at SmolLM2-135M's widths, 3·D·F = 2.65M elements).
+ */
+const perLayer = (c: ModelConfig): number => 3 * c.dModel * c.dFf;
 
 export type MemoryEstimate = {
   /** Bytes by part on the backend's heap; `total` is their sum. */
@@ -52,8 +63,9 @@ export type MemoryEstimate = {
  * gradients, Adam's part, the frozen KL reference when there is one, the activations of the largest
  * pass {@link planPasses} can make (rows of the full context width within `passElements`), and the
  * vocabulary part: the ~8 `[rows, V]` blocks the backward pass of {@link targetScores} holds at once
- * (logits, log-softmax, softmax, their products, the target scatter) plus three `[V, D]` tensors (the
- * transposed tied embedding, the head's gradient and the gather's scatter-added gradient).
+ * (logits, log-softmax, softmax, their products, the target scatter) plus two `[V, D]` tensors (of the
+ * transposed tied embedding, the head's gradient and the gather's scatter-added gradient, two are alive
+ * at the pass's peak, at the end of the backward pass: measured 329 MiB at 49,152 × 576 against 343).
  * Adam's part ({@link NamedAdam}): where its moments live on the host, the one new value it writes back
  * at a time (the largest variable, the embedding) on the heap and the two moments in `host`; on webgpu,
  * the two moments and the ~4 temporaries of the largest variable, all on the device.
@@ -73,8 +85,9 @@ export function estimateTrainingMemory(
     gradients: 2 * params,
     adam: host ? embedding : 2 * params + 4 * embedding,
     reference: opts.reference ? params : 0,
-    activations: (tokens * c.nLayers * perTokenLayer(c, width) + tokens * 4 * c.dModel) * FLOAT,
-    vocab: (8 * Math.min(tokens, chunkRows(c.vocabSize)) * c.vocabSize + 3 * c.vocabSize * c.dModel) * FLOAT,
+    activations:
+      (c.nLayers * (tokens * perTokenLayer(c, width) + perLayer(c)) + tokens * 4 * c.dModel) * FLOAT,
+    vocab: (8 * Math.min(tokens, chunkRows(c.vocabSize)) * c.vocabSize + 2 * c.vocabSize * c.dModel) * FLOAT,
   };
   const total = Object.values(parts).reduce((a, b) => a + b, 0);
   return { parts, total, host: host ? 2 * params : 0, pass: { rows, width } };
