@@ -16,6 +16,7 @@ import {
   webshop,
   webshopL1Catalog300,
   webshopLevels,
+  webshopQueryWorded,
   webshopReal,
   webshopRealHuman,
 } from "./webshop/index.js";
@@ -61,7 +62,11 @@ export function findBuiltin(name: string): Environment | undefined {
  * Earlier versions of built-in envs whose tasks changed, kept in code (not served by the hosts) so that
  * runs recorded against them can still be grouped by task and replayed in process.
  */
-const archivedEnvironments: readonly Environment[] = [webshopL1Catalog300, searchL1SharedTest];
+const archivedEnvironments: readonly Environment[] = [
+  webshopL1Catalog300,
+  ...webshopQueryWorded,
+  searchL1SharedTest,
+];
 
 /** The built-in env `name` at `version`: today's, or an archived one at that version. */
 export function findBuiltinAt(name: string, version: string): Environment | undefined {

@@ -39,12 +39,23 @@ export async function showPage(
   return { ok: true, value: renderPage(state, goal.instruction, products, 0, ids) };
 }
 
-/** The results page of a search for `query`, the start of every episode at a level that opens there. */
-export async function searchState(query: string, store: CatalogStore): Promise<Result<PageState>> {
+/**
+ * The results page of a search for `query`, the start of every episode at a level that opens there;
+ * `per` results a page where not WebShop's 10.
+ */
+export async function searchState(
+  query: string,
+  store: CatalogStore,
+  per?: number,
+): Promise<Result<PageState>> {
   const hits = await store.search(query);
   if (!hits.ok) return hits;
-  return { ok: true, value: { p: "results", q: query.slice(0, MAX_KEPT_QUERY), page: 1, hits: hits.value } };
+  const q = query.slice(0, MAX_KEPT_QUERY);
+  return { ok: true, value: { p: "results", q, page: 1, hits: hits.value, ...keptPer(per) } };
 }
+
+/** `per` as a state keeps it: absent for WebShop's 10, so those states are as they always were. */
+const keptPer = (per: number | undefined) => (per === undefined ? {} : { per });
 
 export type Browsed = {
   state: PageState;
@@ -66,7 +77,7 @@ async function purchase(state: PageState & { p: "item" }, goal: Goal, store: Cat
 /** Where a click leads from the current page, following WebShop's `SimServer.receive`. */
 function clickTarget(state: PageState, arg: string, page: Page): PageState | "buy" {
   if (arg === "buy now") return "buy";
-  if (arg === "back to search") return { p: "start" };
+  if (arg === "back to search") return { p: "start", ...keptPer(state.p === "done" ? undefined : state.per) };
   if (state.p === "results") {
     if (arg === "next >") return { ...state, page: state.page + 1 };
     if (arg === "< prev") return { ...state, page: state.page - 1 };
@@ -75,6 +86,7 @@ function clickTarget(state: PageState, arg: string, page: Page): PageState | "bu
       q: state.q,
       page: state.page,
       hits: state.hits,
+      ...keptPer(state.per),
       item: page.asins.get(arg) ?? -1,
       opts: {},
     };
@@ -84,7 +96,8 @@ function clickTarget(state: PageState, arg: string, page: Page): PageState | "bu
     return { ...item, p: "item" };
   }
   if (state.p === "item") {
-    if (arg === "< prev") return { p: "results", q: state.q, page: state.page, hits: state.hits };
+    if (arg === "< prev")
+      return { p: "results", q: state.q, page: state.page, hits: state.hits, ...keptPer(state.per) };
     if (arg === "description" || arg === "features" || arg === "reviews")
       return { ...state, p: "sub", sub: arg };
     const option = page.optionOf.get(arg);
@@ -107,7 +120,7 @@ export async function browse(
 ): Promise<Result<Browsed>> {
   const action = parseAction(command.trim());
   if (action?.name === "search" && state.p !== "done") {
-    const next = await searchState(action.arg, store);
+    const next = await searchState(action.arg, store, state.per);
     if (!next.ok) return next;
     const page = await showPage(next.value, goal, store, ids);
     return page.ok ? { ok: true, value: { state: next.value, page: page.value, valid: true } } : page;

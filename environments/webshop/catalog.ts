@@ -17,13 +17,15 @@ import {
   WEBSHOP_LEVEL_CATALOG,
   WEBSHOP_LEVELS,
 } from "./generator.js";
-import { Annotation, type Goal, HumanInstruction, humanGoal, syntheticGoals } from "./goal.js";
+import { Annotation, type Goal, HumanInstruction, humanGoal, syntheticGoals, type Wording } from "./goal.js";
 import { memoryStore } from "./memory-store.js";
 import { Product } from "./product.js";
 
 /** Where an environment's products and goals come from. */
 export type WebshopSource = {
   tasks: TaskSource<Goal>;
+  /** How the instructions name their product; imported goals are WebShop's own, worded as `query`. */
+  wording: Wording;
   /** Search and lookup over the catalog, loaded into the database on first use. */
   store(runtime: EnvRuntime): Promise<CatalogStore>;
 };
@@ -81,26 +83,33 @@ function fewerResults(store: CatalogStore, results: number | undefined): Catalog
  * over every catalog in its table, so the same search ranked differently on a host that had imported
  * other catalogs, and an episode's pages depended on which server played it (webshop-l1 1.7.0: 253 of
  * 1,000 test tasks opened on a different results page with `.edgegym/data.db` present than without).
+ * `wording` says how the goals' instructions name their product (`Wording`); `results` caps the
+ * results a search returns (the level's by default, all 50 at the top).
  */
-export function builtinSource(size: number, level: number = WEBSHOP_LEVELS): WebshopSource {
+export function builtinSource(
+  size: number,
+  level: number = WEBSHOP_LEVELS,
+  wording: Wording = "query",
+  results = level >= WEBSHOP_LEVELS ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results,
+): WebshopSource {
   // Below the top level a product keeps one option and is named by a word; the level names the catalog
   // and the task source.
   const top = level >= WEBSHOP_LEVELS;
   const maxOptions = top ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.maxOptions;
   const suffix = top ? "" : `/l${level}/word-ids`;
   const catalog = () => builtinCatalog(size, 0, maxOptions, top ? "asin" : "word");
-  const results = top ? undefined : WEBSHOP_LEVEL_CATALOG[level]?.results;
   const splits = builtinSplits(level);
   let store: CatalogStore | undefined;
   return {
     tasks: {
       // Below the top, 1.2.0 took validation's tenth of the products out of train and 1.3.0 named the
-      // products by words: new goals, a new id.
-      id: `${GENERATOR_VERSION}/${size}${suffix}${top ? "" : "/with-validation"}`,
+      // products by words: new goals, a new id; so does naming the product's type.
+      id: `${GENERATOR_VERSION}/${size}${suffix}${top ? "" : "/with-validation"}${wording === "type" ? "/typed" : ""}`,
       splits: Object.keys(splits),
       count: (split) => ownValue(splits, split) ?? 0,
-      get: (split, index) => builtinGoal(catalog(), split, index, level),
+      get: (split, index) => builtinGoal(catalog(), split, index, level, wording),
     },
+    wording,
     store: async () => {
       store ??= fewerResults(memoryStore(catalog()), results);
       return store;
@@ -218,6 +227,7 @@ export function importedSource(kind: GoalKind = "synthetic"): WebshopSource {
       `the WebShop data has not been imported; run: ${IMPORT_HINT[kind]}`,
     );
   return {
+    wording: "query",
     tasks: {
       id: async (runtime) => `webshop-imported-${kind}:${(await prepared(runtime))?.hash ?? "none"}`,
       splits: ["train", "test"],

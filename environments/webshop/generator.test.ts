@@ -69,6 +69,30 @@ describe("the built-in WebShop catalog and goals", () => {
     expect(builtinSplits(WEBSHOP_LEVELS)).toEqual({ train: 10_000, test: 1_000 });
   });
 
+  it("with the type wording, names the goal product's type from its title and changes nothing else", () => {
+    for (const [level, catalog] of [
+      [1, builtinCatalog(3000, 0, 1, "word")],
+      [WEBSHOP_LEVELS, builtinCatalog(1000)],
+    ] as const) {
+      for (let i = 0; i < 200; i++) {
+        const query = builtinGoal(catalog, "train", i, level);
+        const typed = builtinGoal(catalog, "train", i, level, "type");
+        // The same product, options, attributes and price bound: only the instruction's words differ.
+        expect({ ...typed, instruction: "" }).toEqual({ ...query, instruction: "" });
+        const type = /^(?:find me|i need|i am looking for) (.+?) that (?:is|are) /.exec(
+          typed.instruction.toLowerCase(),
+        )?.[1];
+        expect(type, typed.instruction).toBeDefined();
+        // One of its kind's nouns, as the goal product's title writes it.
+        expect(typed.name.toLowerCase()).toContain(` ${type}`);
+        expect(KINDS.some((k) => k.nouns.some((n) => n.toLowerCase() === type))).toBe(true);
+        // The attributes are listed after the type, as the query wording lists them.
+        for (const a of typed.attributes.filter((a) => query.instruction.includes(a)))
+          expect(typed.instruction).toContain(a);
+      }
+    }
+  });
+
   it("has no option value that WebShop's colour normalisation would fail to match with itself", () => {
     for (const kind of KINDS) {
       for (const [name, values] of Object.entries(kind.options)) {

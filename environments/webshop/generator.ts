@@ -1,7 +1,7 @@
 import { hashString, type Rng, rng } from "../../shared/random.js";
 import { syllableWord } from "../kit/syllable-word.js";
 import { ADJECTIVES, BRANDS, KINDS, type Kind } from "./catalog-data.js";
-import { type Annotation, type Goal, optionCombinations, syntheticGoals } from "./goal.js";
+import { type Annotation, type Goal, optionCombinations, syntheticGoals, type Wording } from "./goal.js";
 import type { PageIds } from "./pages.js";
 import { fixedPrice, type Product } from "./product.js";
 
@@ -119,6 +119,8 @@ export type WebshopLevel = {
   maxOptions: number;
   /** Results a search shows. */
   results: number;
+  /** Results a page shows, where not WebShop's 10 (more are a `next >` away). */
+  perPage?: number;
   /** How a page names its results and option values (`renderPage`). */
   ids: PageIds;
   /** Whether an episode opens on the results of a search for the instruction, not on the search page. */
@@ -168,18 +170,39 @@ const TEMPLATES = [
   (attrs: string, query: string) => `i am looking for ${attrs} ${query}`,
 ];
 
+/** The `type` wording's templates: the product's type first, then its attributes after `that is|are`. */
+const TYPE_TEMPLATES = [
+  (attrs: string, type: string) => `Find me ${type} that ${be(type)} ${attrs}`,
+  (attrs: string, type: string) => `i need ${type} that ${be(type)} ${attrs}`,
+  (attrs: string, type: string) => `i am looking for ${type} that ${be(type)} ${attrs}`,
+];
+const be = (type: string) => (/[^s]s$/.test(type) ? "are" : "is");
+
+/**
+ * Product `index`'s type: the noun its title was made with (`Trail Runners`, one of its kind's nouns;
+ * the longest that the title holds, since `Sheets` is also in `Microfiber Sheets`).
+ */
+export function typeOf(p: Product, index: number): string {
+  const kind = KINDS[index % KINDS.length] as Kind;
+  const held = kind.nouns.filter((n) => p.title.includes(n));
+  return held.reduce((a, b) => (b.length > a.length ? b : a), "");
+}
+
 /**
  * The product's synthetic instruction, as WebShop's `items_ins_v2` annotates one: 1–3 of its attributes,
- * drawn from `seedId` (the asin the product was generated with, whatever id the catalog shows).
+ * drawn from `seedId` (the asin the product was generated with, whatever id the catalog shows). With
+ * `type` it names the product by its type (lowercased), as people's WebShop instructions do, instead of
+ * by its kind's query; the draws are the same, so only the instruction's words differ.
  */
-export function builtinAnnotation(p: Product, seedId: string): Annotation {
+export function builtinAnnotation(p: Product, seedId: string, type?: string): Annotation {
   const r = rng(hashString(`annotation/${seedId}`));
   const attrs = sample(r, p.attributes, r.int(1, Math.min(3, p.attributes.length)));
   const joined = attrs.length === 1 ? attrs[0] : `${attrs.slice(0, -1).join(", ")} and ${attrs.at(-1)}`;
+  const template = r.pick(type === undefined ? TEMPLATES : TYPE_TEMPLATES);
   return {
     asin: p.asin,
     attributes: p.attributes,
-    instruction: r.pick(TEMPLATES)(joined ?? "", p.query),
+    instruction: template(joined ?? "", type?.toLowerCase() ?? p.query),
     instructionAttributes: attrs,
   };
 }
@@ -198,13 +221,14 @@ function inSplit(index: number, split: string, level: number): boolean {
 /**
  * Goal `index` of `split`: a product of the split, one of its option combinations and its price bound,
  * exactly as WebShop's synthetic goal generation makes them, with every draw seeded by split, index and
- * (below the top) level.
+ * (below the top) level. `wording` says how the instruction names the product (`Wording`).
  */
 export function builtinGoal(
   catalog: readonly Product[],
   split: string,
   index: number,
   level: number = WEBSHOP_LEVELS,
+  wording: Wording = "query",
 ): Goal {
   const seed = level >= WEBSHOP_LEVELS ? `webshop/${split}` : `webshop/l${level}/${split}`;
   const r = rng(hashString(seed) ^ Math.imul(index + 1, 0x85ebca6b));
@@ -215,7 +239,8 @@ export function builtinGoal(
   const tries = level >= WEBSHOP_LEVELS ? 64 : Number.POSITIVE_INFINITY;
   for (let i = 0; !inSplit(at, split, level) && i < tries; i++) at = r.int(0, catalog.length - 1);
   const p = catalog[at] as Product;
-  const goals = syntheticGoals(p, builtinAnnotation(p, asinOf(at)), r);
+  const type = wording === "type" ? typeOf(p, at) : undefined;
+  const goals = syntheticGoals(p, builtinAnnotation(p, asinOf(at), type), r);
   const combos = optionCombinations(p.options).length;
   return goals[r.int(0, combos - 1)] as Goal;
 }

@@ -20,6 +20,14 @@ export const Goal = z.object({
 });
 export type Goal = z.infer<typeof Goal>;
 
+/**
+ * How a built-in goal's instruction names its product: `query`, by the query its kind was "scraped"
+ * under (`men's running shoes`), which never says which of the kind's types the goal's product is, so a
+ * product of another type can score 0 (its title shares no noun with the goal's); `type`, by the type
+ * noun in the product's title (`trail runners that are lace up`), so the pages tell which products fit.
+ */
+export type Wording = "query" | "type";
+
 /** WebShop's attribute annotation of a product (`items_ins_v2.json`): its synthetic instruction. */
 export const Annotation = z.object({
   asin: z.string(),

@@ -14,8 +14,8 @@ import {
   type WebshopSource,
 } from "./catalog.js";
 import { expertCommand, MAX_SEARCHES } from "./expert.js";
-import { WEBSHOP_LEVEL_CATALOG, WEBSHOP_LEVELS } from "./generator.js";
-import type { Goal } from "./goal.js";
+import { WEBSHOP_LEVEL_CATALOG, WEBSHOP_LEVELS, type WebshopLevel } from "./generator.js";
+import type { Goal, Wording } from "./goal.js";
 import { type PageIds, PageState, renderPage } from "./pages.js";
 
 export type WebshopConfig = {
@@ -52,7 +52,7 @@ function commandIn(content: string): string | undefined {
  * How a level's episodes start and name their results and options; the top level's and the imported envs'
  * is WebShop's.
  */
-type View = { ids: PageIds; opensOnResults: boolean };
+type View = { ids: PageIds; opensOnResults: boolean; perPage?: number };
 const WEBSHOP_VIEW: View = { ids: "product", opensOnResults: false };
 
 function createWebshopEnv(
@@ -108,9 +108,11 @@ function createWebshopEnv(
     reward: { min: 0, max: 1 },
     config,
     initialState: async (task, { runtime }) => {
-      if (!view.opensOnResults) return { p: "start" };
+      if (!view.opensOnResults)
+        return view.perPage === undefined ? { p: "start" } : { p: "start", per: view.perPage };
       // The search an episode opens on is the expert's own first command: the instruction, lowercased.
-      const opened = await searchState(task.instruction.toLowerCase(), await source.store(runtime));
+      const store = await source.store(runtime);
+      const opened = await searchState(task.instruction.toLowerCase(), store, view.perPage);
       if (!opened.ok) throw new EdgegymError("internal", opened.error);
       return opened.value;
     },
@@ -138,20 +140,21 @@ function createWebshopEnv(
     // A text with no command and no tool call is a final answer (edgegym/v1): it ends the episode unbought.
     finish: () => ({ reward: 0, components: {}, info: { purchased: false } }),
     expert: async ({ state, task, runtime }) => {
-      // Where an episode opens on results, its recipes give 4 steps (rl.maxSteps): one more search, the
-      // result, its option and buy.
+      // Where an episode opens on results, its recipes give 4 steps (rl.maxSteps): one more search or
+      // page, the result, its option and buy. (webshop-l1 3.0.0's expert takes 5 to 7 on 8 of train tasks
+      // 0..299, reading up to 4 pages of 5 before its second search.)
       const searches = view.opensOnResults ? 2 : MAX_SEARCHES;
       const store = await source.store(runtime);
-      const r = await expertCommand(PageState.parse(state), task, store, view.ids, searches);
+      const r = await expertCommand(PageState.parse(state), task, store, view.ids, searches, source.wording);
       if (!r.ok) throw new EdgegymError("internal", r.error);
       return { content: formatHermesCall("env_step", { command: r.value }) };
     },
   });
 }
 
-const LEVEL_TEXT: Record<number, (size: number) => string> = {
-  1: (size) =>
-    `${size.toLocaleString("en-US")} products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows 5; an item's option values are listed in an order drawn per instruction and clicked as the instruction writes them, click[size: small]`,
+const LEVEL_TEXT: Record<number, (size: number, settings?: Partial<WebshopLevel>) => string> = {
+  1: (size, settings) =>
+    `${size.toLocaleString("en-US")} products, at most one option each; an episode opens on the results of a search for the instruction, its best 5 numbered 1 to 5, and a search shows ${settings?.perPage === undefined ? "5" : `${settings.perPage} a page, numbered on (6 to 10 on page 2)`}; an item's option values are listed in an order drawn per instruction and clicked as the instruction writes them, click[size: small]`,
   2: (size) =>
     `${size.toLocaleString("en-US")} products named by made-up words, at most one option each, 10 results a search`,
 };
@@ -166,34 +169,46 @@ const LEVEL_TEXT: Record<number, (size: number) => string> = {
  * page as a host without a database showed it, which is how the tasks are counted and grouped.
  * webshop-l1 2.0.0 has 3,000 products instead of 300: a split is a tenth of the products, and test's
  * 30 were too few to measure a policy by (an episode's outcome mostly follows its product). New
- * goals, so no earlier version's tasks.
+ * goals, so no earlier version's tasks. webshop-l1 3.0.0, webshop-l2 2.0.0 and webshop 2.0.0 name the
+ * goal product's type in the instruction (`Wording` `type`) instead of its kind's query: the same
+ * products, options and price bounds as before, new instructions, so new tasks.
  */
-const LEVEL_VERSION: Record<number, { version: string; sameTasksAs?: readonly string[] }> = {
-  1: { version: "2.0.0" },
-  2: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
-  3: { version: "1.6.0", sameTasksAs: ["1.5.0"] },
+const LEVEL_VERSION: Record<number, Release> = {
+  1: { version: "3.0.0", wording: "type", level: { results: 50, perPage: 5 } },
+  2: { version: "2.0.0", wording: "type" },
+  3: { version: "2.0.0", wording: "type" },
+};
+
+/**
+ * A version of a built-in catalog's env: its number, the earlier ones with its tasks, its wording, and
+ * what it changes in its level's settings (`WEBSHOP_LEVEL_CATALOG`, the settings before 3.0.0).
+ */
+type Release = {
+  version: string;
+  sameTasksAs?: readonly string[];
+  wording: Wording;
+  level?: Partial<WebshopLevel>;
 };
 
 /**
  * WebShop over the built-in generated catalog, searched in memory: needs no download and no database.
  * `level` below the top (`webshop-l<level>`) makes the catalog smaller and keeps one option per product.
  */
-export function createWebshop(
-  overrides: Partial<WebshopConfig> = {},
-  version?: { version: string; sameTasksAs?: readonly string[] },
-): Environment {
+export function createWebshop(overrides: Partial<WebshopConfig> = {}, release?: Release): Environment {
   const level = checkLevel(overrides.level, WEBSHOP_LEVELS);
   const catalogSize = WEBSHOP_LEVEL_CATALOG[level]?.size ?? DEFAULT_WEBSHOP_CONFIG.catalogSize;
   const config = withLevel({ ...DEFAULT_WEBSHOP_CONFIG, catalogSize, ...overrides }, level, WEBSHOP_LEVELS);
   const description =
     "WebShop (Yao et al. 2022) text mode over a generated catalog: search and click to buy the product the instruction describes.";
+  const { wording, level: changed, ...version } = release ?? (LEVEL_VERSION[level] as Release);
+  const settings = WEBSHOP_LEVEL_CATALOG[level] && { ...WEBSHOP_LEVEL_CATALOG[level], ...changed };
   return createWebshopEnv(
     levelName("webshop", level, WEBSHOP_LEVELS),
-    levelDescription(description, level, WEBSHOP_LEVELS, LEVEL_TEXT[level]?.(config.catalogSize)),
-    builtinSource(config.catalogSize, level),
+    levelDescription(description, level, WEBSHOP_LEVELS, LEVEL_TEXT[level]?.(config.catalogSize, settings)),
+    builtinSource(config.catalogSize, level, wording, settings?.results),
     config,
-    WEBSHOP_LEVEL_CATALOG[level] ?? WEBSHOP_VIEW,
-    version ?? LEVEL_VERSION[level],
+    settings ?? WEBSHOP_VIEW,
+    version,
   );
 }
 
@@ -226,7 +241,17 @@ export const webshopLevels = lowerLevels(WEBSHOP_LEVELS, (level) => createWebsho
  */
 export const webshopL1Catalog300 = createWebshop(
   { level: 1, catalogSize: 300 },
-  { version: "1.8.0", sameTasksAs: ["1.5.0", "1.6.0", "1.7.0"] },
+  { version: "1.8.0", sameTasksAs: ["1.5.0", "1.6.0", "1.7.0"], wording: "query" },
 );
+/**
+ * Each level as it was before its instructions named the product's type (webshop-l1 2.0.0, webshop-l2
+ * and webshop 1.6.0), kept so that runs recorded against them can still be grouped by task and
+ * replayed in process. Not served by the hosts.
+ */
+export const webshopQueryWorded = [
+  createWebshop({ level: 1 }, { version: "2.0.0", wording: "query" }),
+  createWebshop({ level: 2 }, { version: "1.6.0", sameTasksAs: ["1.5.0"], wording: "query" }),
+  createWebshop({}, { version: "1.6.0", sameTasksAs: ["1.5.0"], wording: "query" }),
+];
 export const webshopReal = createWebshopReal();
 export const webshopRealHuman = createWebshopReal("human");

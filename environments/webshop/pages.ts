@@ -12,6 +12,7 @@ const Browse = z.object({
   page: z.number().int(),
   /** Product indexes the search returned, best first (at most 50): ids, never page text. */
   hits: z.array(z.number().int()),
+  per: z.number().int().positive().optional(),
 });
 const OnItem = Browse.extend({
   item: z.number().int(),
@@ -21,7 +22,7 @@ const OnItem = Browse.extend({
 
 /** The page the agent is on: the whole browser state sealed in the session token. */
 export const PageState = z.discriminatedUnion("p", [
-  z.object({ p: z.literal("start") }),
+  z.object({ p: z.literal("start"), per: z.number().int().positive().optional() }),
   Browse.extend({ p: z.literal("results") }),
   OnItem.extend({ p: z.literal("item") }),
   OnItem.extend({ p: z.literal("sub"), sub: z.enum(["description", "features", "reviews"]) }),
@@ -57,9 +58,22 @@ function optionId(ids: PageIds, k: number, o: { name: string; value: string }): 
   return ids === "named" ? `${o.name}: ${o.value}`.toLowerCase() : o.value;
 }
 
+/**
+ * Results a page shows: a state's `per` (kept from the episode's start, where a level pages its results
+ * in fewer), else WebShop's 10.
+ */
+export function perPage(state: { per?: number | undefined }): number {
+  return state.per ?? PRODUCT_WINDOW;
+}
+
 /** The id a results page shows for its `k`-th product (from 0): the product's own, or its rank in the search. */
-export function resultId(state: { page: number }, k: number, product: Product, ids: PageIds): string {
-  return byPosition(ids) ? String((state.page - 1) * PRODUCT_WINDOW + k + 1) : product.asin;
+export function resultId(
+  state: { page: number; per?: number | undefined },
+  k: number,
+  product: Product,
+  ids: PageIds,
+): string {
+  return byPosition(ids) ? String((state.page - 1) * perPage(state) + k + 1) : product.asin;
 }
 
 /** `items` in a seeded order (Fisher–Yates). */
@@ -118,9 +132,13 @@ const join = (parts: readonly string[]) =>
     .filter((p) => p !== "")
     .join(" [SEP] ");
 
-/** Products of the current results page: hits `(page − 1)·10 … page·10 − 1`. */
-export function pageHits(state: { page: number; hits: readonly number[] }): number[] {
-  return state.hits.slice((state.page - 1) * PRODUCT_WINDOW, state.page * PRODUCT_WINDOW);
+/** Products of the current results page: hits `(page − 1)·per … page·per − 1` ({@link perPage}). */
+export function pageHits(state: {
+  page: number;
+  hits: readonly number[];
+  per?: number | undefined;
+}): number[] {
+  return state.hits.slice((state.page - 1) * perPage(state), state.page * perPage(state));
 }
 
 /**

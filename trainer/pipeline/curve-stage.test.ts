@@ -75,13 +75,16 @@ describe("the curve stage", () => {
   it("counts an earlier version's tasks on the built-in env only when it keeps them (sameTasksAs), and never plays them there", () => {
     // webshop-l2 1.6.0 changed only how a host with a database ranks, so its tasks are 1.5.0's
     // (sameTasksAs); 1.4.0's are not declared. webshop-l1 2.0.0 has a new catalog and declares none;
-    // 1.8.0, with 1.5.0–1.7.0's tasks, is archived (environments/builtin.ts) and plays in process.
+    // 1.8.0, with 1.5.0–1.7.0's tasks, is archived (environments/builtin.ts) and plays in process, as
+    // do webshop-l1 2.0.0 and webshop-l2 1.6.0 since their next versions named the product's type.
     const at = (name: string, version: string) => ({ ...recipe, env: `edgegym/${name}@${version}` });
-    expect(curveEnvSpec(at("webshop-l2", "1.6.0"))).toBe("local:webshop-l2");
-    expect(taskEnvSpec(at("webshop-l2", "1.5.0"))).toBe("local:webshop-l2");
+    expect(curveEnvSpec(at("webshop-l2", "2.0.0"))).toBe("local:webshop-l2");
+    expect(curveEnvSpec(at("webshop-l2", "1.6.0"))).toBe("local:webshop-l2@1.6.0");
+    expect(taskEnvSpec(at("webshop-l2", "1.5.0"))).toBe("local:webshop-l2@1.6.0");
     expect(curveEnvSpec(at("webshop-l2", "1.5.0"))).toBe("hub://edgegym/webshop-l2@1.5.0");
     expect(taskEnvSpec(at("webshop-l2", "1.4.0"))).toBe("hub://edgegym/webshop-l2@1.4.0");
-    expect(curveEnvSpec(at("webshop-l1", "2.0.0"))).toBe("local:webshop-l1");
+    expect(curveEnvSpec(at("webshop-l1", "3.0.0"))).toBe("local:webshop-l1");
+    expect(curveEnvSpec(at("webshop-l1", "2.0.0"))).toBe("local:webshop-l1@2.0.0");
     expect(curveEnvSpec(at("webshop-l1", "1.8.0"))).toBe("local:webshop-l1@1.8.0");
     expect(taskEnvSpec(at("webshop-l1", "1.8.0"))).toBe("local:webshop-l1@1.8.0");
     expect(taskEnvSpec(at("webshop-l1", "1.5.0"))).toBe("local:webshop-l1@1.8.0");

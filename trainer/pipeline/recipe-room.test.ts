@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { findBuiltinAt } from "../../environments/builtin.js";
 import { ok } from "../../shared/result.js";
 import { connectEnv } from "../client/connect-env.js";
 import { collectDemos } from "../rollout/demos.js";
@@ -31,18 +32,20 @@ describe("recipes leave the expert room", () => {
       const loaded = await loadRecipe(name);
       if (!loaded.ok) throw new Error(loaded.error);
       const { recipe } = loaded.value;
-      const env = (recipe.trainEnv ?? recipe.env).split("/")[1]?.split("@")[0] ?? "";
+      const [env = "", version = ""] = (recipe.trainEnv ?? recipe.env).split("/")[1]?.split("@") ?? [];
       if (!PROCEDURAL.includes(env)) continue;
+      // The version the recipe pins where it is built in (today's or archived), else today's.
+      const spec = findBuiltinAt(env, version) ? `local:${env}@${version}` : `local:${env}`;
       // Lengths in the tokens the recipe trains with: its base's tokenizer (bytes without a base).
       const tokenizer =
         recipe.base === undefined
           ? ok(new ByteTokenizer())
           : await loadTokenizer(resolve(baseDir(), recipe.base));
       if (!tokenizer.ok) throw new Error(tokenizer.error);
-      const key = `${env} ${recipe.sft.maxSteps} ${recipe.sft.renderTools} ${recipe.base}`;
+      const key = `${spec} ${recipe.sft.maxSteps} ${recipe.sft.renderTools} ${recipe.base}`;
       let demos = played.get(key);
       if (!demos) {
-        const connected = await connectEnv(`local:${env}`, 8);
+        const connected = await connectEnv(spec, 8);
         if (!connected.ok) throw new Error(connected.error);
         demos = await collectDemos(connected.value.client, tokenizer.value, {
           split: "train",
