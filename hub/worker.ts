@@ -1,11 +1,11 @@
 import { createHubApp } from "./app.js";
 import type { HubBindings } from "./env.js";
-import { rememberGate } from "./outbound-gate.js";
+import { rememberGate } from "./hosted/outbound.js";
 
 /** The Durable Object class of the MCP session store (wrangler.toml `EDGEGYM_MCP_SESSIONS`). */
 export { McpSessionObject } from "../environments/kit/mcp/durable-store.js";
 /** The outbound gate of hosted envs that declare hosts, reached through `ctx.exports`. */
-export { HostedOutbound } from "./outbound-gate.js";
+export { HostedOutbound } from "./hosted/outbound.js";
 
 const app = createHubApp();
 

@@ -3,8 +3,8 @@ import { EdgegymError } from "../../shared/errors.js";
 import type { BundleModule, HostedBundle, HostedInfo } from "../../shared/hosted.js";
 import type { Result } from "../../shared/result.js";
 import type { HubBindings } from "../env.js";
-import { checkOutboundHost } from "../outbound-gate.js";
 import { instrumentModule, RESERVED_PREFIX } from "./instrument.js";
+import { checkOutboundHost } from "./outbound.js";
 
 /** Most bytes a hosted bundle's modules may hold together (decoded: text as UTF-8, `data` as bytes). */
 export const BUNDLE_MAX_BYTES = 10 * 1024 * 1024;

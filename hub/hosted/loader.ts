@@ -2,8 +2,8 @@ import { EdgegymError } from "../../shared/errors.js";
 import type { HostedBundle, HostedSource } from "../../shared/hosted.js";
 import { hubDb } from "../db.js";
 import type { HubBindings, LoaderCode, LoaderModule } from "../env.js";
-import { gateFor } from "../outbound-gate.js";
 import { GUARD_MODULE } from "./instrument.js";
+import { gateFor } from "./outbound.js";
 import { ENTRY_MODULE, entrySource, guardSource, HOSTED_TICKS } from "./sandbox-modules.js";
 import { readRun, readSecrets } from "./store.js";
 
@@ -50,7 +50,7 @@ function loaderModule(m: HostedSource["modules"][number]): LoaderModule {
  * The isolate's code: the instrumented modules, the guard and the entry in front of the pushed main
  * module, the version's own secrets as its only bindings (never the hub's D1, bucket or secrets),
  * and no network (`globalOutbound: null`) unless the bundle declares hosts: then every `fetch` goes
- * through the hub's outbound gate (hub/outbound-gate.ts).
+ * through the hub's outbound gate (hub/hosted/outbound.ts).
  */
 export function sandboxCode(
   run: HostedBundle,

@@ -3,10 +3,10 @@ import { setMcpClient } from "../../environments/kit/mcp/handler.js";
 import { EdgegymError, Problem } from "../../shared/errors.js";
 import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
+import { allowsPrivateUpstreams, checkEndpoint } from "../endpoint-policy.js";
 import type { HubBindings } from "../env.js";
 import { callHosted, type HostedRef } from "../hosted/loader.js";
 import { HOP_HEADER } from "../loop-guard.js";
-import { allowsPrivateUpstreams, checkEndpoint } from "./endpoint-policy.js";
 import { readWithin, UPSTREAM_MAX_BYTES } from "./upstream-body.js";
 
 /**

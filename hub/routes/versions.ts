@@ -14,11 +14,11 @@ import {
 } from "../../shared/registry.js";
 import { readerTeam, requireTeam } from "../auth/middleware.js";
 import { hubDb, isUniqueViolation } from "../db.js";
+import { allowsPrivateUpstreams, checkEndpoint } from "../endpoint-policy.js";
 import { checkHostedKey, prepareHosted, storeHosted } from "../hosted/publish.js";
 import { readSource } from "../hosted/store.js";
 import { publishableEnv, readableEnv } from "../registry/access.js";
 import { refuseEmptyVersion } from "../registry/empty-version.js";
-import { allowsPrivateUpstreams, checkEndpoint } from "../registry/endpoint-policy.js";
 import { resolveVersion, versionDetailFor, versionInfo } from "../registry/resolve.js";
 import { forgetGatewayTargets } from "../registry/target.js";
 import { fetchManifest, manifestDeadline, type Upstream } from "../registry/upstream.js";

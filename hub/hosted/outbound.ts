@@ -1,13 +1,13 @@
-import type { Result } from "../shared/result.js";
-import type { HubBindings } from "./env.js";
-import { HOP_HEADER } from "./loop-guard.js";
-import { allowsPrivateUpstreams, checkEndpoint } from "./registry/endpoint-policy.js";
+import type { Result } from "../../shared/result.js";
+import { allowsPrivateUpstreams, checkEndpoint } from "../endpoint-policy.js";
+import type { HubBindings } from "../env.js";
+import { HOP_HEADER } from "../loop-guard.js";
 
 /**
  * The outbound gate of hosted environments: a hub entrypoint (exported by hub/worker.ts, reached
  * through `ctx.exports`) that a hosted isolate gets as its `globalOutbound` when its bundle declares
  * hosts. Every `fetch` the env makes arrives here; only `http(s)` to a declared host that passes the
- * endpoint rules (hub/registry/endpoint-policy.ts) goes out, with the hop header (so a hub's gateway
+ * endpoint rules (hub/endpoint-policy.ts) goes out, with the hop header (so a hub's gateway
  * refuses it) and without following redirects (each hop comes back through the gate).
  */
 export type GateProps = { hosts: string[] };
