@@ -1,4 +1,5 @@
-import { alfworld, alfworldLevels } from "./alfworld/index.js";
+import { importAlfworld } from "./alfworld/import-games.js";
+import { alfworld, alfworldImported, alfworldLevels } from "./alfworld/index.js";
 import { importGsm8k } from "./calculator/gsm8k.js";
 import { calculator, calculatorGsm8k, calculatorLevels } from "./calculator/index.js";
 import { code, codeGsm8k, codeLevels } from "./code/index.js";
@@ -35,6 +36,7 @@ export const builtinEnvironments: readonly Environment[] = [
   searchMusique,
   lookup,
   alfworld,
+  alfworldImported,
   // The easier levels of the procedural envs (`<name>-l<k>`; the top level is the env's own name).
   ...calculatorLevels,
   ...codeLevels,
@@ -45,6 +47,7 @@ export const builtinEnvironments: readonly Environment[] = [
 
 /** Every `npm run data -- import <kind>`: one line per dataset kind, each importer from its env. */
 export const builtinImporters: Readonly<Record<string, Importer>> = {
+  alfworld: importAlfworld,
   gsm8k: importGsm8k,
   hotpotqa: importHotpotqa,
   "hotpotqa-hf": importHotpotqaHf,

@@ -1,4 +1,4 @@
-import { type GameState, locationOf } from "./game.js";
+import { type GameState, LAMPS, locationOf } from "./game.js";
 import { kindOf, type Task } from "./world.js";
 
 /** The appliance and the state list of each family that changes an object before placing it. */
@@ -40,7 +40,7 @@ export function expertCommand(task: Task, state: GameState): string {
     return reach(task, state, where, `take ${next} from ${where}`);
   }
   if (task.family === "look_at_obj_in_light") {
-    const lamp = task.objects.find((o) => kindOf(o.name) === "desklamp");
+    const lamp = task.objects.find((o) => LAMPS.has(kindOf(o.name)));
     return reach(task, state, lamp?.at ?? "", `use ${lamp?.name ?? ""}`);
   }
   const change = CHANGE[task.family];

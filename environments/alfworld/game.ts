@@ -29,7 +29,8 @@ export const START: GameState = {
   lit: false,
 };
 
-const LAMP = "desklamp";
+/** Lamps `use` switches: generated rooms have desk lamps; imported games may have floor lamps. */
+export const LAMPS: ReadonlySet<string> = new Set(["desklamp", "floorlamp"]);
 const APPLIANCE = { clean: "sinkbasin", heat: "microwave", cool: "fridge" } as const;
 const DONE = { clean: "cleaned", heat: "heated", cool: "cooled" } as const;
 
@@ -80,8 +81,8 @@ export function admissible(task: Task, state: GameState): string[] {
     if (opens(task, at)) out.push(state.open.includes(at) ? `close ${at}` : `open ${at}`);
     if (reachable(task, state, at)) {
       for (const o of contents(task, state, at)) {
-        if (kindOf(o) === LAMP) out.push(`use ${o}`);
-        else if (state.holding === null) out.push(`take ${o} from ${at}`);
+        if (LAMPS.has(kindOf(o))) out.push(`use ${o}`);
+        else if (state.holding === null && !task.fixed?.includes(o)) out.push(`take ${o} from ${at}`);
       }
       if (state.holding !== null) {
         out.push(`put ${state.holding} in/on ${at}`);
@@ -104,6 +105,9 @@ export function normalize(command: string): string {
     .replace(/[.!]+$/, "");
   return c.replace(/^(put .+?) (?:in|on|in\/on|into|onto) (.+)$/, "$1 in/on $2");
 }
+
+/** A task's first state: START, with what an imported game has already cleaned, heated or cooled. */
+export const startOf = (task: Task): GameState => (task.already ? { ...START, ...task.already } : START);
 
 export type Played = { text: string; state: GameState; valid: boolean };
 
@@ -210,7 +214,7 @@ export function placed(task: Task, state: GameState): number {
 /** Whether the goal holds: ALFWorld's goal conditions for the task's family. */
 export function solved(task: Task, state: GameState): boolean {
   if (task.family === "look_at_obj_in_light") {
-    const lamp = task.objects.find((o) => kindOf(o.name) === LAMP)?.at;
+    const lamp = task.objects.find((o) => LAMPS.has(kindOf(o.name)))?.at;
     return state.lit && state.at === lamp && state.holding !== null && kindOf(state.holding) === task.object;
   }
   return placed(task, state) >= (task.family === "pick_two_obj_and_place" ? 2 : 1);

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { datasetTaskSource, requireDataset } from "../data/dataset-source.js";
 import { defineEnvironment, type Environment } from "../kit/index.js";
 import { checkLevel, lowerLevels, type Variant, variantAtLevel, withLevel } from "../kit/levels.js";
 import { ownValue } from "../kit/tools.js";
 import { expertCommand } from "./expert.js";
-import { admissible, GameState, intro, play, START, solved } from "./game.js";
+import { admissible, GameState, intro, play, solved, startOf } from "./game.js";
+import { ALFWORLD_SOURCE } from "./import-games.js";
 import { ALFWORLD_GENERATOR, ALFWORLD_LEVELS, ALFWORLD_SPLITS, alfworldTask, type Task } from "./world.js";
 
 export type AlfworldConfig = {
@@ -53,13 +55,15 @@ const ALFWORLD = {
   },
 } satisfies Variant<Task>;
 
-/** The ALFWorld-style env at `level` (the top, all six families, when absent). */
-export function createAlfworld(overrides: AlfworldConfig = {}): Environment {
+/** The ALFWorld-style env at `level` (the top, all six families, when absent), or playing `source`'s tasks. */
+export function createAlfworld(overrides: AlfworldConfig = {}, source?: Variant<Task>): Environment {
   const level = checkLevel(overrides.level, ALFWORLD_LEVELS);
   const config = withLevel({ ...overrides }, level, ALFWORLD_LEVELS);
-  const variant = variantAtLevel(ALFWORLD, ALFWORLD_LEVELS, level, LEVEL_TEXT[level], (split, index) =>
-    alfworldTask(split, index, level),
-  );
+  const variant =
+    source ??
+    variantAtLevel(ALFWORLD, ALFWORLD_LEVELS, level, LEVEL_TEXT[level], (split, index) =>
+      alfworldTask(split, index, level),
+    );
   return defineEnvironment<Task, GameState, AlfworldConfig>({
     name: variant.name,
     version: "1.0.0",
@@ -92,7 +96,7 @@ export function createAlfworld(overrides: AlfworldConfig = {}): Environment {
     limits: { maxSteps: 50, maxActionChars: 2048, stepTimeoutMs: 10_000 },
     reward: { min: 0, max: 1 },
     config,
-    initialState: () => START,
+    initialState: (task) => startOf(task),
     stateSchema: GameState,
     firstObservation: ({ task }) => [
       { role: "system", content: SYSTEM },
@@ -111,3 +115,17 @@ export function createAlfworld(overrides: AlfworldConfig = {}): Environment {
 export const alfworld = createAlfworld();
 /** The lower levels, served as `alfworld-l1` and `alfworld-l2` (level 3 is `alfworld`). */
 export const alfworldLevels = lowerLevels(ALFWORLD_LEVELS, (level) => createAlfworld({ level }));
+
+/** A user's own ALFWorld games (`npm run data -- import alfworld <folder>`), played by the same engine and expert. */
+export const alfworldImported = requireDataset(
+  createAlfworld(
+    {},
+    {
+      name: "alfworld-imported",
+      description:
+        "ALFWorld's own games, imported from the user's json_2.1.1 trial folders: their rooms, objects and goals, played by edgegym's alfworld engine.",
+      tasks: datasetTaskSource<Task>(ALFWORLD_SOURCE),
+    },
+  ),
+  ALFWORLD_SOURCE,
+);

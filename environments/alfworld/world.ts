@@ -61,6 +61,12 @@ export const Task = z.object({
   receptacle: z.string().optional(),
   /** `put a clean mug in coffeemachine.` */
   goal: z.string(),
+  /** Objects seen but not taken (ALFWorld's non-pickupable ones); only imported games have them. */
+  fixed: z.array(z.string()).optional(),
+  /** Objects already clean, hot or cool at the start; only imported games have them. */
+  already: z
+    .object({ cleaned: z.array(z.string()), heated: z.array(z.string()), cooled: z.array(z.string()) })
+    .optional(),
 });
 export type Task = z.infer<typeof Task>;
 export type Receptacle = z.infer<typeof Receptacle>;
@@ -87,10 +93,13 @@ function drawLayout(room: RoomKind, level: number, r: Rng): Receptacle[] {
       counts.set(kind, n);
       return { ...rec, name: `${kind} ${n}` };
     });
-  return named.sort((a, b) => {
-    const k = kindOf(a.name).localeCompare(kindOf(b.name));
-    return k !== 0 ? k : b.name.localeCompare(a.name, "en", { numeric: true });
-  });
+  return named.sort(byListing);
+}
+
+/** ALFWorld's listing order of receptacles: by kind, the highest number first. */
+export function byListing(a: { name: string }, b: { name: string }): number {
+  const k = kindOf(a.name).localeCompare(kindOf(b.name));
+  return k !== 0 ? k : b.name.localeCompare(a.name, "en", { numeric: true });
 }
 
 function shuffled<T>(items: readonly T[], r: Rng): T[] {
@@ -150,11 +159,12 @@ const ABLE: Partial<Record<Family, Set<string>>> = {
   pick_cool_then_place_in_recep: COOLABLE,
 };
 
-const GOALS: Record<Family, readonly ((o: string, r: string) => string)[]> = {
+/** Each family's goal texts, for its object and receptacle kinds (for examining in light, the lamp's). */
+export const GOALS: Record<Family, readonly ((o: string, r: string) => string)[]> = {
   pick_and_place_simple: [(o, r) => `put a ${o} in ${r}.`, (o, r) => `put some ${o} on ${r}.`],
   look_at_obj_in_light: [
-    (o) => `look at ${o} under the desklamp.`,
-    (o) => `examine the ${o} with the desklamp.`,
+    (o, r) => `look at ${o} under the ${r || "desklamp"}.`,
+    (o, r) => `examine the ${o} with the ${r || "desklamp"}.`,
   ],
   pick_clean_then_place_in_recep: [
     (o, r) => `put a clean ${o} in ${r}.`,

@@ -10,6 +10,8 @@ export type ImportedDataset = {
   /** Optional identity of the source (e.g. an upstream release); mixed into each split's hash. */
   hash?: string;
   tasks: { split: string; payload: unknown }[];
+  /** Records the importer left out, one line each saying why, for the CLI to print. */
+  refused?: string[];
 };
 
 /** What a save wrote: task count per split and the dataset's identity afterwards. */

@@ -7,6 +7,8 @@ export type ImportOptions = {
   split?: string;
   /** The path or URL the text came from, for messages. */
   source: string;
+  /** When the source is a folder (`text` is then empty): its files, relative to it, and their reader. */
+  folder?: { files: readonly string[]; read(path: string): Promise<string> };
 };
 
 /**

@@ -12,7 +12,7 @@ const program = new Command("data").description("Import task datasets for edgegy
 program
   .command("import")
   .argument("<kind>", "dataset kind, e.g. gsm8k")
-  .argument("[path]", "local file to import")
+  .argument("[path]", "local file to import (a folder for alfworld)")
   .option("--url <url>", "download the file instead of reading a path")
   .option("--split <split>", "split to store the tasks as (default: inferred from the file name)")
   .option(
@@ -39,7 +39,11 @@ program
       process.exitCode = 1;
       return;
     }
-    console.log(JSON.stringify(result.value));
+    const { refused, ...report } = result.value;
+    for (const line of refused ?? []) console.error(`edgegym data: refused ${line}`);
+    const total = Object.values(report.counts).reduce((a, b) => a + b, 0);
+    if (refused !== undefined) console.error(`edgegym data: imported ${total}, refused ${refused.length}`);
+    console.log(JSON.stringify(refused === undefined ? report : { ...report, refused: refused.length }));
   });
 
 program

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +7,7 @@ import type { Result } from "../../shared/result.js";
 import { builtinImporters } from "../builtin.js";
 import { renderSqlScript } from "../data/d1-sql.js";
 import { datasetHash, datasetWrites, saveDataset } from "../data/datasets.js";
+import type { ImportOptions } from "../data/importers.js";
 import { openLocalDb } from "../data/local-db.js";
 
 export type ImportCommand = {
@@ -25,7 +26,14 @@ export type ImportCommand = {
   persistTo?: string;
 };
 
-export type ImportReport = { dataset: string; counts: Record<string, number>; target: string; hash?: string };
+export type ImportReport = {
+  dataset: string;
+  counts: Record<string, number>;
+  target: string;
+  hash?: string;
+  /** Records the importer left out, one line each. */
+  refused?: string[];
+};
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SPLIT_NAMES = ["train", "test", "dev", "validation"] as const;
@@ -38,7 +46,9 @@ export function inferSplit(name: string): string | undefined {
   return SPLIT_NAMES.find((s) => words.includes(s));
 }
 
-async function readSource(cmd: ImportCommand): Promise<Result<{ text: string; source: string }>> {
+type Source = { text: string; source: string; folder?: ImportOptions["folder"] };
+
+async function readSource(cmd: ImportCommand): Promise<Result<Source>> {
   if (cmd.url !== undefined) {
     try {
       const res = await fetch(cmd.url);
@@ -49,8 +59,15 @@ async function readSource(cmd: ImportCommand): Promise<Result<{ text: string; so
     }
   }
   if (cmd.path === undefined) return { ok: false, error: "give a file path or --url" };
+  const path = cmd.path;
   try {
-    return { ok: true, value: { text: await readFile(cmd.path, "utf8"), source: cmd.path } };
+    if ((await stat(path)).isDirectory()) {
+      // Files are read as the importer asks for them: a folder of games may hold far more than it reads.
+      const files = await readdir(path, { recursive: true });
+      const read = (file: string) => readFile(join(path, file), "utf8");
+      return { ok: true, value: { text: "", source: path, folder: { files, read } } };
+    }
+    return { ok: true, value: { text: await readFile(path, "utf8"), source: path } };
   } catch (e) {
     return { ok: false, error: `cannot read ${cmd.path}: ${(e as NodeJS.ErrnoException).code ?? "error"}` };
   }
@@ -95,24 +112,37 @@ export async function runImport(cmd: ImportCommand): Promise<Result<ImportReport
   }
   const src = await readSource(cmd);
   if (!src.ok) return src;
-  const split = cmd.split ?? inferSplit(cmd.path ?? new URL(cmd.url ?? "", "file:///").pathname);
-  const parsed = await importer(src.value.text, { source: src.value.source, ...(split ? { split } : {}) });
+  // A folder's importer finds each record's split inside it; only --split overrides that.
+  const named = src.value.folder
+    ? undefined
+    : inferSplit(cmd.path ?? new URL(cmd.url ?? "", "file:///").pathname);
+  const split = cmd.split ?? named;
+  const { folder } = src.value;
+  const parsed = await importer(src.value.text, {
+    source: src.value.source,
+    ...(split ? { split } : {}),
+    ...(folder ? { folder } : {}),
+  });
   if (!parsed.ok) return { ok: false, error: `${src.value.source}: ${parsed.error}` };
 
+  const refused = parsed.value.refused?.length ? { refused: parsed.value.refused } : {};
   const db = await openLocalDb(cmd.d1 === undefined ? cmd.db : ":memory:");
   try {
     if (cmd.d1 !== undefined) {
       const { statements, counts } = await datasetWrites(db, parsed.value);
       const written = await writeD1(statements, cmd);
       if (!written.ok) return written;
-      return { ok: true, value: { dataset: parsed.value.name, counts, target: `d1 (${cmd.d1})` } };
+      return {
+        ok: true,
+        value: { dataset: parsed.value.name, counts, target: `d1 (${cmd.d1})`, ...refused },
+      };
     }
     const saved = await saveDataset(db, parsed.value);
     if (!saved.ok) return saved;
     const hash = await datasetHash(db, parsed.value.name);
     return {
       ok: true,
-      value: { dataset: saved.value.name, counts: saved.value.counts, target: cmd.db, hash },
+      value: { dataset: saved.value.name, counts: saved.value.counts, target: cmd.db, hash, ...refused },
     };
   } finally {
     db.close();

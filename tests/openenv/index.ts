@@ -20,6 +20,7 @@ export const DATASET_ENVS: ReadonlySet<string> = new Set([
   "webshop-real-human",
   "search-hotpotqa",
   "search-musique",
+  "alfworld-imported",
 ]);
 
 export function describeOpenEnv(name: string, setup: () => Promise<OpenEnvTarget> | OpenEnvTarget): void {
