@@ -22,6 +22,13 @@ export type ListenOptions = {
   requestTimeoutMs?: number;
   /** How often Node checks those timeouts. Default 1 s. */
   checkIntervalMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open for the client's next request. Default 65 s,
+   * past the clients' own idle limits (undici's 4 s below a server's hint, a load balancer's 60 s): a
+   * server that closes first races a client that is just reusing the socket, which then reads a
+   * reset. Node's own 5 s lost that race under load.
+   */
+  keepAliveTimeoutMs?: number;
 };
 
 /**
@@ -66,6 +73,7 @@ export function listen(
           }),
       });
     });
+    if ("keepAliveTimeout" in server) server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
     server.on("clientError", answerClientError);
   });
 }
