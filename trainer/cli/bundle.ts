@@ -59,10 +59,14 @@ function dataModules(root: string, found: Map<string, BundleModule>, problems: s
   };
 }
 
-/** Bundles `<dir>/<entry>` into a `HostedBundle`, or says in one line why it can't. */
+/**
+ * Bundles `<dir>/<entry>` into a `HostedBundle`, or says in one line why it can't. `outbound` names
+ * the only hosts the env's `fetch` may reach on the hub (none by default).
+ */
 export async function bundleEnvironment(
   dir: string,
   entry = "worker.ts",
+  outbound: readonly string[] = [],
 ): Promise<Result<HostedBundle, string>> {
   const root = resolve(dir);
   const entryPath = join(root, entry);
@@ -101,6 +105,7 @@ export async function bundleEnvironment(
   const parsed = HostedBundle.safeParse({
     mainModule: MAIN_MODULE,
     modules: [{ name: MAIN_MODULE, type: "esm", content: main }, ...found.values()],
+    outbound,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

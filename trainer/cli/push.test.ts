@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_MAX_BYTES } from "../../hub/hosted/bundle.js";
 import { closedPortUrl } from "../testing/faulty-chat-model.js";
 import { userProject } from "../testing/user-project.js";
+import { bundleEnvironment } from "./bundle.js";
 import { loadBundle } from "./load-bundle.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -136,4 +137,26 @@ export default { fetch: () => Response.json({ j, t, d: [d instanceof ArrayBuffer
     const res = await app.fetch(new Request("http://x/"), {});
     expect(await res.json()).toEqual({ j: { k: [1, 2] }, t: "plain <text>", d: [true, 0, 255, 7] });
   });
+});
+
+describe("bundleEnvironment", () => {
+  it("bundles the template with its data file as a JSON module and the hosts it may reach", async () => {
+    const b = await bundleEnvironment(join(ROOT, "environments/kit/template"), "worker.ts", [
+      "api.example.com",
+    ]);
+    if (!b.ok) throw new Error(b.error);
+    expect(b.value.outbound).toEqual(["api.example.com"]);
+    expect(b.value.modules.map((m) => [m.name, m.type])).toEqual([
+      ["worker.js", "esm"],
+      ["data/capitals.json", "json"],
+    ]);
+    expect(b.value.modules[0]?.content).toContain('from "./data/capitals.json"');
+    const long = await bundleEnvironment(join(ROOT, "environments/kit/template"), "worker.ts", [
+      "x".repeat(254),
+    ]);
+    expect(long).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^the bundle is not one the hub takes: outbound\.0 /),
+    });
+  }, 60_000);
 });

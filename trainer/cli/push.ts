@@ -4,8 +4,15 @@ import { Semver } from "../../shared/protocol.js";
 import { action, splitRef } from "./hub-client.js";
 import { hubOptions } from "./hub-options.js";
 import { type PublishFlags, publishVersion } from "./publish.js";
+import { collect } from "./run-io.js";
 
-type PushFlags = PublishFlags & { env: string; version: string; entry: string; dryRun?: boolean };
+type PushFlags = PublishFlags & {
+  env: string;
+  version: string;
+  entry: string;
+  outbound: string[];
+  dryRun?: boolean;
+};
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
@@ -27,6 +34,12 @@ export function registerPush(program: Command): void {
         "the worker entry in dir (export default createEnvironmentApp(env))",
         "worker.ts",
       )
+      .option(
+        "--outbound <host>",
+        "a host the env's fetch may reach on the hub (repeatable; default none)",
+        collect,
+        [],
+      )
       .option("--visibility <v>", "public or private (default private); on an existing env, changes it")
       .option("--description <text>", "description; on an existing env, changes it")
       .option("--dry-run", "bundle and check only; upload nothing"),
@@ -41,7 +54,7 @@ export function registerPush(program: Command): void {
         import("./push-check.js"),
         import("../../hub/hosted/bundle.js"),
       ]);
-      const bundled = await bundleEnvironment(dir ?? ".", o.entry);
+      const bundled = await bundleEnvironment(dir ?? ".", o.entry, o.outbound);
       if (!bundled.ok) throw new HubError(bundled.error);
       const bundle = bundled.value;
       const bytes = bundle.modules.reduce((n, m) => n + moduleBytes(m), 0);
