@@ -78,3 +78,4 @@ export async function importAlfworld(
   }
   return { ok: true, value: { name: ALFWORLD_DATASET, tasks, refused } };
 }
+importAlfworld.readsFolder = true as const;

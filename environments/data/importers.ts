@@ -15,7 +15,10 @@ export type ImportOptions = {
  * Turns a downloaded or local file's text into a dataset; never throws on bad input. Each env owns
  * its importers; `builtinImporters` in environments/builtin.ts names them by dataset kind.
  */
-export type Importer = (
+export type Importer = ((
   text: string,
   options: ImportOptions,
-) => Result<ImportedDataset> | Promise<Result<ImportedDataset>>;
+) => Result<ImportedDataset> | Promise<Result<ImportedDataset>>) & {
+  /** Set on an importer that reads a folder (`options.folder`); the others are given a file's text. */
+  readsFolder?: true;
+};

@@ -102,6 +102,12 @@ describe("npm run data -- import", () => {
         `${join(dir, "broken-train.jsonl")}: line 4: not valid JSON`,
       ],
       [{ kind: "gsm8k" }, "give a file path or --url"],
+      // A folder goes only to an importer that reads folders (alfworld's); a file never does.
+      [{ kind: "gsm8k", path: dir }, `${dir} is a folder; gsm8k imports a file`],
+      [
+        { kind: "alfworld", path: join(dir, "train.jsonl") },
+        `${join(dir, "train.jsonl")}: give a folder of ALFWorld trials (json_2.1.1 or one of its splits), not a file`,
+      ],
     ] as const;
     for (const [cmd, error] of cases)
       expect(await runImport({ ...cmd, db: file })).toEqual({ ok: false, error });

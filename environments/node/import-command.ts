@@ -112,6 +112,9 @@ export async function runImport(cmd: ImportCommand): Promise<Result<ImportReport
   }
   const src = await readSource(cmd);
   if (!src.ok) return src;
+  if (src.value.folder !== undefined && importer.readsFolder !== true) {
+    return { ok: false, error: `${src.value.source} is a folder; ${cmd.kind} imports a file` };
+  }
   // A folder's importer finds each record's split inside it; only --split overrides that.
   const named = src.value.folder
     ? undefined
