@@ -14,6 +14,13 @@ declare module "vitest" {
 /** The guess-number env as one built ES module (tests/hub/hosted/build-bundles.ts). */
 export const appModule = () => ({ name: "app.js", type: "esm" as const, content: inject("hostedApp") });
 
+/** A bundle of one ES module, `main.js`, holding `content`. */
+export const oneModule = (content: string): HostedBundle => ({
+  mainModule: "main.js",
+  modules: [{ name: "main.js", type: "esm", content }],
+  outbound: [],
+});
+
 /** A bundle whose main module is `app.js` itself. */
 export const plainBundle = (): HostedBundle => ({
   mainModule: "app.js",
