@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { describe, expect, it } from "vitest";
 import { initBackend } from "../backend/backend.js";
-import type { Gradients, NamedTensor } from "./named-adam.js";
+import { type Gradients, NamedAdam, type NamedTensor } from "./named-adam.js";
 import { createAdam } from "./optimizer-step.js";
 
 /** Two variables and three steps of gradients, with values spread over many magnitudes. */
@@ -47,6 +47,14 @@ describe("NamedAdam with host moments", () => {
       expect(ours.optimizerTensors).toBe(2);
     });
   }
+
+  it("keeps the moments as tensors when told to, as on webgpu, with the same bits", async () => {
+    const ready = await initBackend("cpu");
+    if (!ready.ok) throw new Error(ready.error);
+    const device = await trained(() => new NamedAdam(0.01, 0.9, 0.999, 1e-8, false));
+    const theirs = await trained(() => tf.train.adam(0.01, 0.9, 0.999, 1e-8));
+    expect(device).toEqual(theirs);
+  });
 
   it("restores saved moments and steps on as the optimizer that never stopped", async () => {
     const ready = await initBackend("cpu");

@@ -43,9 +43,19 @@ export class NamedAdam extends tf.AdamOptimizer {
   private readonly slots: string[] = [];
   private readonly known = new Set<string>();
   /** The moments by variable name on the host; undefined where they are tensors (webgpu). */
-  private readonly host: Map<string, HostMoments> | undefined = hostMoments(tf.getBackend())
-    ? new Map()
-    : undefined;
+  private readonly host: Map<string, HostMoments> | undefined;
+
+  /** `onHost` says where the moments live; by default as {@link hostMoments} says for this backend. */
+  constructor(
+    learningRate: number,
+    beta1: number,
+    beta2: number,
+    epsilon: number,
+    onHost = hostMoments(tf.getBackend()),
+  ) {
+    super(learningRate, beta1, beta2, epsilon);
+    this.host = onHost ? new Map() : undefined;
+  }
 
   /**
    * A continued run keeps the saved moments but steps at its own configured rate: otherwise
