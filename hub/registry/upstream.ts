@@ -80,7 +80,7 @@ export function upstreamMaxBytes(bindings: Record<string, unknown>): number {
  * External endpoints go through `fetcher` with the hop header, without following redirects (a
  * redirect could lead to an address the endpoint check refuses), and only when the endpoint check
  * passes. Hosted versions go to their isolate, with the same deadline and size cap. `mcpClient`
- * names the caller to a built-in's MCP session bounds. Either way `timeoutMs` covers the answer and
+ * names the caller to a built-in's or hosted env's MCP session bounds. Either way `timeoutMs` covers the answer and
  * its body (`readWithin`). Errors never name the
  * endpoint: readers of a shared env reach it through the gateway and must not learn where it is.
  */
@@ -104,8 +104,11 @@ export async function callUpstream(
     if (mcpClient !== undefined) setMcpClient(request, mcpClient);
     send = (r) => builtinHost().fetch(r, bindings);
   } else if (upstream.kind === "hosted") {
-    // The isolate has no network and answers only the hub; the race below is its deadline.
-    request = new Request(`http://hosted/${rel}`, init);
+    // The isolate has no network and answers only the hub; the race below is its deadline. Every
+    // request comes from the hub, so the kit's MCP bounds count sessions by the caller's key here.
+    const headers = new Headers(init.headers);
+    if (mcpClient !== undefined) headers.set("cf-connecting-ip", mcpClient);
+    request = new Request(`http://hosted/${rel}`, { ...init, headers });
     send = (r) => callHosted(upstream, bindings as HubBindings, r);
   } else {
     const verdict = checkEndpoint(upstream.url, { allowPrivate: allowsPrivateUpstreams(bindings) });

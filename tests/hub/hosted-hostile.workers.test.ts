@@ -123,6 +123,14 @@ describe("a hosted env's hostile code is contained", () => {
     await stillServing();
   });
 
+  it("is told each MCP caller's key, so the kit's per-client session bounds hold per caller", async () => {
+    const a = await newTeam(hub);
+    const viaToken = await hub.call("POST", `${base}/mcp?echo`, { token: a.token, body: {} });
+    expect(viaToken.body).toEqual({ client: `token:${a.tokenId}` });
+    const anonymous = await hub.call("POST", `${base}/mcp?echo`, { body: {} });
+    expect(anonymous.body.client).toMatch(/^ip:/);
+  });
+
   it("imports its text, json and data modules, and ES modules in folders", async () => {
     const r = await session("modules");
     expect(r.body).toEqual({

@@ -31,7 +31,8 @@ export const plainBundle = (): HostedBundle => ({
 /**
  * A bundle whose main module serves guess-number but runs `hostile` (the body of an async function
  * of `request` and `env`) for `POST /v1/sessions`: publishing passes (its manifest is the env's),
- * and the hostile code runs when a session is asked for through the gateway.
+ * and the hostile code runs when a session is asked for through the gateway. `/mcp?echo` answers
+ * the caller key the hub named.
  */
 export function hostileBundle(hostile: string, prelude = ""): HostedBundle {
   const main = `import app from "./app.js";
@@ -39,7 +40,10 @@ ${prelude}
 async function hostile(request, env) { ${hostile} }
 export default {
   async fetch(request, env, ctx) {
-    if (request.method === "POST" && new URL(request.url).pathname === "/v1/sessions") return hostile(request, env);
+    const url = new URL(request.url);
+    if (request.method === "POST" && url.pathname === "/v1/sessions") return hostile(request, env);
+    // Who the kit's MCP bounds would count this session against.
+    if (url.pathname === "/mcp" && url.searchParams.has("echo")) return Response.json({ client: request.headers.get("cf-connecting-ip") });
     return app.fetch(request, env, ctx);
   },
 };`;
