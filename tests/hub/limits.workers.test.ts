@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createHubApp } from "../../hub/app.js";
 import { hubClient, newEnv, newTeam, newToken } from "./client.js";
 
-/** The hub's rate limit across a window boundary, 415 for non-JSON bodies, and user-given keys (issue 17). */
+/** The hub's rate limit across a window boundary, 415 for non-JSON bodies, and user-given keys. */
 const hub = hubClient((r) => SELF.fetch(r));
 
 describe("rate limit", () => {

@@ -4,7 +4,7 @@ import { createHubApp } from "../../hub/app.js";
 import { hubClient, newEnv, newTeam, uniqueName } from "./client.js";
 
 /**
- * The hub's fetches to user-given endpoints (issue 17): deadlines against a real server that never
+ * The hub's fetches to user-given endpoints: deadlines against a real server that never
  * answers (tests/hub/stall-server.ts, a Node server on 127.0.0.1 that workerd reaches over TCP), the
  * hop header that ends forwarding loops, and the refusal of private and loopback addresses.
  */

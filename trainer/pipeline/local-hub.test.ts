@@ -20,7 +20,7 @@ describe("the local hub of npm start", () => {
   });
 
   it("tells wrangler's lost port race, which a second start fixes, from other failures", () => {
-    // The line wrangler printed when two hubs started in the same second (2026-11-28).
+    // The line wrangler printed when two hubs started in the same second.
     expect(
       isPortRace(
         '✘ [ERROR] Address already in use (socket "direct:1:default"). Please check that you are not already running a server on this address or specify a different port with --port.',

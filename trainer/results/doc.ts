@@ -87,7 +87,7 @@ standard error sqrt(C/(C−1)·Σ_c S_c²)/n, S_c the sum of d_i − d̄ over th
 task c (a repeated task is one greedy episode played again, so it counts once), over C distinct tasks;
 where the env says what its tasks share (webshop: a goal's product, whose pages every goal on it shows),
 c is that instead, and the column says over how many of those. It needs every
-evaluation's task-by-task record (\`outcomes\` in state.json, written since 2026-11-27; a task cut without a
+evaluation's task-by-task record (\`outcomes\` in state.json, which older runs lack; a task cut without a
 receipt is a failure there, as in the hub's count); "no task-by-task record" otherwise. Every seed is
 listed on its own line with its run folder, unfinished ones with the stage they stopped in. The model
 size is read from the SFT checkpoint's config.json, or from the model config the run's job.log printed

@@ -40,7 +40,7 @@ export const fmtCell = (c: Cell) =>
     c.verified !== undefined && c.verified < c.n ? `, ${c.verified} verified` : ""
   })`;
 
-/** Seeds pooled by the bar of issue 15: RL beats SFT by 2 s.e. pooled over 3 RL seeds. */
+/** Seeds the learning bar pools: RL beats SFT by 2 s.e. pooled over 3 RL seeds. */
 const BAR_SEEDS = 3;
 
 /** A run's evaluated env without its version (`owner/name`), the column it fills. */
@@ -205,7 +205,7 @@ export function pooledTables(
         .filter((g) => g.env === env)
         .map((g) => {
           const finished = g.seeds.filter((s) => s.rl).length;
-          // A gain from fewer seeds than issue 15's bar pools says so, so that it is not read as the bar met.
+          // A gain from fewer seeds than the bar pools says so, so that it is not read as the bar met.
           const judged = (v: Parameters<typeof verdict>[0]) =>
             `${verdict(v)}${v.beats && finished < BAR_SEEDS ? `, from ${finished} finished seed${finished === 1 ? "" : "s"} (the bar pools ${BAR_SEEDS})` : ""}`;
           const model = models.get(g.sftCheckpoint);
