@@ -37,6 +37,12 @@ export interface WorkerLoader {
   ): { getEntrypoint(): { fetch(request: Request): Promise<Response> } };
 }
 
+/** A numeric binding (a string variable) when it is a positive number, else `fallback`. */
+export function positiveNumber(value: unknown, fallback: number): number {
+  const n = Number(value);
+  return typeof value === "string" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
 /** Bindings of the hub worker (wrangler.toml, secrets, `.dev.vars`). */
 export type HubBindings = {
   DB: Parameters<typeof drizzle>[0];

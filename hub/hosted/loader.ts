@@ -1,7 +1,7 @@
 import { EdgegymError } from "../../shared/errors.js";
 import type { HostedBundle, HostedSource } from "../../shared/hosted.js";
 import { hubDb } from "../db.js";
-import type { HubBindings, LoaderCode, LoaderModule } from "../env.js";
+import { type HubBindings, type LoaderCode, type LoaderModule, positiveNumber } from "../env.js";
 import { GUARD_MODULE } from "./instrument.js";
 import { gateFor } from "./outbound.js";
 import { ENTRY_MODULE, entrySource, guardSource, HOSTED_TICKS } from "./sandbox-modules.js";
@@ -9,9 +9,15 @@ import { readRun, readSecrets } from "./store.js";
 
 /**
  * A hosted version as the gateway names it: which env and version, and which bundle it runs. At
- * publish, before anything is stored, `unstored` is the isolate's code itself.
+ * publish, before anything is stored, `unstored` is the isolate's code itself, under an id of its
+ * own that no later load reuses (the publish's calls share it).
  */
-export type HostedRef = { envId: number; version: string; bundleHash: string; unstored?: LoaderCode };
+export type HostedRef = {
+  envId: number;
+  version: string;
+  bundleHash: string;
+  unstored?: { id: string; code: LoaderCode };
+};
 
 /** Compatibility of every hosted isolate: the hub's own, so an env that runs under the hub runs here. */
 const COMPATIBILITY_DATE = "2026-10-01";
@@ -19,12 +25,8 @@ const COMPATIBILITY_FLAGS = ["nodejs_compat"];
 /** CPU ms one request may use where the runtime enforces it (Cloudflare), unless `HUB_HOSTED_CPU_MS` says otherwise. */
 export const HOSTED_CPU_MS = 1_000;
 
-function positive(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return typeof value === "string" && Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-const ticksOf = (bindings: HubBindings) => positive(bindings.HUB_HOSTED_TICKS, HOSTED_TICKS);
+const ticksOf = (bindings: HubBindings) =>
+  Math.floor(positiveNumber(bindings.HUB_HOSTED_TICKS, HOSTED_TICKS));
 
 function decodeBase64(text: string): ArrayBuffer {
   const bin = atob(text);
@@ -70,7 +72,7 @@ export function sandboxCode(
     modules,
     env: { ...secrets },
     globalOutbound: run.outbound.length === 0 ? null : outboundGate(run.outbound),
-    limits: { cpuMs: positive(bindings.HUB_HOSTED_CPU_MS, HOSTED_CPU_MS) },
+    limits: { cpuMs: positiveNumber(bindings.HUB_HOSTED_CPU_MS, HOSTED_CPU_MS) },
   };
 }
 
@@ -101,24 +103,16 @@ function loader(bindings: HubBindings) {
  * names the env, version, bundle and guard budget, so a different budget is a different isolate.
  */
 export function callHosted(ref: HostedRef, bindings: HubBindings, request: Request): Promise<Response> {
-  if (ref.unstored) return callUnstored(ref.unstored, bindings, request);
-  const id = `${ref.envId}@${ref.version}/${ref.bundleHash}/${ticksOf(bindings)}`;
-  const stub = loader(bindings).get(id, async () => {
-    const [run, secrets] = await Promise.all([
-      readRun(bindings, ref.bundleHash),
-      readSecrets(hubDb(bindings), bindings, ref.envId, ref.version),
-    ]);
-    return sandboxCode(run, secrets, bindings);
-  });
-  return entered(stub.getEntrypoint().fetch(request));
-}
-
-/**
- * Sends `request` to a one-off isolate built from `code` (a bundle being published: not yet stored,
- * and its secrets not yet kept), under an id no later load reuses.
- */
-function callUnstored(code: LoaderCode, bindings: HubBindings, request: Request): Promise<Response> {
-  const stub = loader(bindings).get(`publish/${crypto.randomUUID()}`, async () => code);
+  const { unstored } = ref;
+  const stub = unstored
+    ? loader(bindings).get(unstored.id, async () => unstored.code)
+    : loader(bindings).get(`${ref.envId}@${ref.version}/${ref.bundleHash}/${ticksOf(bindings)}`, async () => {
+        const [run, secrets] = await Promise.all([
+          readRun(bindings, ref.bundleHash),
+          readSecrets(hubDb(bindings), bindings, ref.envId, ref.version),
+        ]);
+        return sandboxCode(run, secrets, bindings);
+      });
   return entered(stub.getEntrypoint().fetch(request));
 }
 

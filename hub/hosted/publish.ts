@@ -33,7 +33,7 @@ export async function prepareHosted(
   if (!checked.ok) throw checked.error;
   const { info, run } = checked.value;
   const secrets = await generateSecrets();
-  const unstored = sandboxCode(run, secrets, bindings);
+  const unstored = { id: `publish/${crypto.randomUUID()}`, code: sandboxCode(run, secrets, bindings) };
   return { ref: { envId, version, bundleHash: info.bundleHash, unstored }, info, bundle, run, secrets };
 }
 

@@ -4,7 +4,7 @@ import { EdgegymError, Problem } from "../../shared/errors.js";
 import { Manifest } from "../../shared/protocol.js";
 import type { Result } from "../../shared/result.js";
 import { allowsPrivateUpstreams, checkEndpoint } from "../endpoint-policy.js";
-import type { HubBindings } from "../env.js";
+import { type HubBindings, positiveNumber } from "../env.js";
 import { callHosted, type HostedRef } from "../hosted/loader.js";
 import { HOP_HEADER } from "../loop-guard.js";
 import { readWithin, UPSTREAM_MAX_BYTES } from "./upstream-body.js";
@@ -47,11 +47,6 @@ export function upstreamOf(row: {
     return { kind: "hosted", envId: row.envId, version: row.version, bundleHash: row.bundleHash };
   }
   return { kind: "endpoint", url: row.endpoint ?? "" };
-}
-
-function positiveNumber(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return typeof value === "string" && Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
 /** How long the manifest fetch at publish may take. */
