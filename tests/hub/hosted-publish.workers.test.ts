@@ -1,8 +1,9 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BUNDLE_MAX_BYTES } from "../../hub/hosted/bundle.js";
-import { hubClient, newTeam } from "./client.js";
-import { appModule, oneModule, pushEnv } from "./hosted/push.js";
+import { verifyReceipt } from "../../shared/receipt.js";
+import { hubClient, newTeam, playEpisode } from "./client.js";
+import { appModule, oneModule, plainBundle, pushEnv } from "./hosted/push.js";
 
 const hub = hubClient((r) => SELF.fetch(r));
 
@@ -173,5 +174,22 @@ export default { async fetch(request, env, ctx) {
     });
     expect(both.status).toBe(422);
     expect(both.body.code).toBe("invalid_request");
+  });
+
+  it("the same version twice: 409, and the first keeps its keys", async () => {
+    const a = await newTeam(hub);
+    const { name, ref, published } = await pushEnv(hub, a, plainBundle());
+    expect(published.status).toBe(201);
+    const before = await hub.call("GET", `/v1/envs/${ref}/v1/manifest`);
+    const again = await hub.call("POST", `/v1/envs/${a.team}/${name}/versions`, {
+      token: a.token,
+      body: { version: "1.0.0", bundle: plainBundle() },
+    });
+    expect([again.status, again.body.code]).toEqual([409, "conflict"]);
+    // The loser's secrets were never stored: the version's isolate still signs with the first key.
+    const s = await hub.call("POST", `/v1/envs/${ref}/v1/sessions`, { body: { split: "train", index: 1 } });
+    const played = await playEpisode(hub, undefined, `/v1/envs/${ref}`, s.body.session, true);
+    const verified = await verifyReceipt(played.receipt, before.body.publicKey);
+    expect(verified.ok).toBe(true);
   });
 });
