@@ -12,11 +12,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { EdgegymError } from "../../../shared/errors.js";
-import type { Action, StepResult } from "../../../shared/protocol.js";
+import type { StepResult } from "../../../shared/protocol.js";
 import type { Environment } from "../define-environment.js";
 import type { EnvRuntime } from "../types.js";
+import { callAction, stepToolResult } from "./episode-calls.js";
 import type { McpEpisode, McpSessionStore } from "./session-store.js";
-import { argumentProblem, resolveTool } from "./tools.js";
 
 /** Everything one request's MCP server works with. */
 export type EpisodeServerContext = {
@@ -109,28 +109,13 @@ async function callTool(
       `this episode is finished (reward ${episode.reward ?? 0}); start a new MCP session for another`,
     );
   }
-  let action: Action;
-  if (name === ctx.finalAnswerTool) {
-    const answer = (args as { answer?: unknown } | undefined)?.answer;
-    if (typeof answer !== "string") return toolError(`${name} takes {"answer": "<text>"}`);
-    // Text with tool-call blocks would be read as tool calls, not as the final answer.
-    if (answer.includes("<tool_call>")) return toolError("the answer may not contain <tool_call> blocks");
-    action = { content: answer };
-  } else {
-    const tool = resolveTool(env, name);
-    if (!tool) {
-      const names = ctx.tools.map((t) => t.name).join(", ");
-      throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"; this environment has ${names}`);
-    }
-    // Checked before stepping: a malformed call costs no step, as a schema error costs an MCP client nothing.
-    const problem = argumentProblem(env, tool, args ?? {});
-    if (problem) return toolError(problem);
-    action = { tool_calls: [{ id: "call_0", type: "function", function: { name, arguments: args ?? {} } }] };
-  }
+  const call = callAction(env, ctx.tools, ctx.finalAnswerTool, name, args ?? {});
+  if ("refused" in call) return call.refused;
+  if ("unknown" in call) throw new RpcError(ErrorCode.InvalidParams, call.unknown);
 
   let result: StepResult;
   try {
-    result = await env.step({ session: episode.token, action }, ctx.runtime, ctx.now());
+    result = await env.step({ session: episode.token, action: call.action }, ctx.runtime, ctx.now());
   } catch (e) {
     throw mcpError(e);
   }
@@ -153,7 +138,6 @@ async function callTool(
     );
   }
 
-  const text = toolText(result);
   const outcome = {
     reward: result.reward,
     return: ret,
@@ -161,33 +145,8 @@ async function callTool(
     done: result.done,
     truncated: result.truncated,
     episodeId: episode.episodeId,
-    ...(result.info.success === undefined ? {} : { success: result.info.success }),
-    ...(result.receipt ? { receipt: result.receipt } : {}),
   };
-  const lines = [text];
-  if (result.done) {
-    const why = result.truncated ? "the step limit was reached" : "the episode is over";
-    lines.push(`${why}: reward ${result.reward}, return ${ret} over ${steps} steps`);
-    if (result.receipt) lines.push(`receipt: ${result.receipt}`);
-  }
-  return {
-    content: [{ type: "text", text: lines.filter((l) => l !== "").join("\n\n") }],
-    structuredContent: outcome,
-    ...(text.startsWith("Error:") ? { isError: true } : {}),
-  };
-}
-
-/** The tool's response text: the tool message answering `call_0` (the whole context when replaced). */
-export function toolText(result: StepResult): string {
-  const messages = result.observation.messages;
-  const reply = messages.findLast((m) => m.role === "tool" && m.tool_call_id === "call_0");
-  if (reply?.role === "tool") return reply.content;
-  const last = messages.at(-1);
-  return typeof last?.content === "string" ? last.content : "";
-}
-
-export function toolError(text: string): CallToolResult {
-  return { content: [{ type: "text", text: `Error: ${text}` }], isError: true };
+  return stepToolResult(result, outcome, { ended: `, return ${ret} over ${steps} steps` });
 }
 
 /** edgegym problems as MCP errors: the code stays in the message and `data`, the detail is kept. */

@@ -8,10 +8,10 @@ import {
 import { isJsonContentType, isLegacyRequest } from "@modelcontextprotocol/server";
 import { EdgegymError } from "../../../shared/errors.js";
 import { MAX_BODY_BYTES, readText } from "../../../shared/http.js";
-import { SessionRequest } from "../../../shared/protocol.js";
 import type { Environment } from "../define-environment.js";
 import type { EnvRuntime } from "../types.js";
 import { durableSessionStore } from "./durable-store.js";
+import { startChosenTask } from "./episode-calls.js";
 import { episodeServer } from "./episode-server.js";
 import {
   type Admission,
@@ -231,36 +231,28 @@ async function startEpisode(
     if (v !== null) fromQuery[key] = key === "split" ? v : Number(v);
   }
   const fromInit = capabilities?.experimental?.[TASK_CAPABILITY];
-  const parsed = SessionRequest.safeParse({ ...fromQuery, ...(isObject(fromInit) ? fromInit : {}) });
-  if (!parsed.success) {
-    const why = parsed.error.issues.map((i) => `${i.path.join(".") || "task"}: ${i.message}`).join("; ");
-    return { ok: false, error: `invalid task choice: ${why}` };
-  }
-  try {
-    const s = await env.startSession(parsed.data, runtime, now);
-    const text = (role: string) =>
-      s.observation.messages
-        .filter((m) => m.role === role && typeof m.content === "string")
-        .map((m) => m.content)
-        .join("\n\n");
-    return {
-      ok: true,
-      episode: {
-        token: s.session,
-        step: 0,
-        done: false,
-        episodeId: s.episodeId,
-        task: s.task,
-        system: text("system"),
-        user: text("user"),
-        return: 0,
-        expiresAt: now + env.limits.sessionTtlSeconds * 1000,
-      },
-    };
-  } catch (e) {
-    if (e instanceof EdgegymError && e.status < 500) return { ok: false, error: `${e.code}: ${e.message}` };
-    throw e;
-  }
+  const started = await startChosenTask(
+    env,
+    { ...fromQuery, ...(isObject(fromInit) ? fromInit : {}) },
+    runtime,
+    now,
+  );
+  if (!started.ok) return started;
+  const { start: s, system, user } = started.value;
+  return {
+    ok: true,
+    episode: {
+      token: s.session,
+      step: 0,
+      done: false,
+      episodeId: s.episodeId,
+      task: s.task,
+      system,
+      user,
+      return: 0,
+      expiresAt: now + env.limits.sessionTtlSeconds * 1000,
+    },
+  };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -7,12 +7,11 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
-import { EdgegymError } from "../../../shared/errors.js";
-import { type Action, SessionRequest } from "../../../shared/protocol.js";
 import type { Environment } from "../define-environment.js";
 import type { EnvRuntime } from "../types.js";
-import { mcpError, toolError, toolText } from "./episode-server.js";
-import { argumentProblem, mcpTools, resolveTool } from "./tools.js";
+import { callAction, startChosenTask, stepToolResult, toolError } from "./episode-calls.js";
+import { mcpError } from "./episode-server.js";
+import { mcpTools } from "./tools.js";
 
 /** The argument every episode tool takes in the stateless revision: the handle the last result gave. */
 export const EPISODE_ARG = "episode_token";
@@ -117,33 +116,14 @@ async function start(
   runtime: EnvRuntime,
   now: number,
 ): Promise<CallToolResult> {
-  const parsed = SessionRequest.safeParse(args);
-  if (!parsed.success) {
-    const why = parsed.error.issues.map((i) => `${i.path.join(".") || "task"}: ${i.message}`).join("; ");
-    return toolError(`invalid task choice: ${why}`);
-  }
-  let s: Awaited<ReturnType<Environment["startSession"]>>;
-  try {
-    s = await env.startSession(parsed.data, runtime, now);
-  } catch (e) {
-    // A task that doesn't exist is the caller's to correct, as bad arguments are.
-    if (e instanceof EdgegymError && e.status < 500) return toolError(`${e.code}: ${e.message}`);
+  const started = await startChosenTask(env, args, runtime, now).catch((e: unknown) => {
     throw rethrow(e);
-  }
-  const text = (role: string) =>
-    s.observation.messages
-      .filter((m) => m.role === role && typeof m.content === "string")
-      .map((m) => m.content)
-      .join("\n\n");
+  });
+  if (!started.ok) return toolError(started.error);
+  const { start: s, system, user } = started.value;
   return {
-    content: [{ type: "text", text: `Task: ${text("user")}\n\n${EPISODE_ARG}: ${s.session}` }],
-    structuredContent: {
-      [EPISODE_ARG]: s.session,
-      episodeId: s.episodeId,
-      task: s.task,
-      system: text("system"),
-      user: text("user"),
-    },
+    content: [{ type: "text", text: `Task: ${user}\n\n${EPISODE_ARG}: ${s.session}` }],
+    structuredContent: { [EPISODE_ARG]: s.session, episodeId: s.episodeId, task: s.task, system, user },
   };
 }
 
@@ -159,51 +139,19 @@ async function step(
   const { [EPISODE_ARG]: token, ...rest } = args;
   if (typeof token !== "string")
     return toolError(`${name} takes "${EPISODE_ARG}": the token the last result gave`);
-  let action: Action;
-  if (name === finalAnswerTool) {
-    const answer = rest.answer;
-    if (typeof answer !== "string") return toolError(`${name} takes {"answer": "<text>"}`);
-    // Text with tool-call blocks would be read as tool calls, not as the final answer.
-    if (answer.includes("<tool_call>")) return toolError("the answer may not contain <tool_call> blocks");
-    action = { content: answer };
-  } else {
-    const tool = resolveTool(env, name);
-    if (!tool) {
-      const names = tools.map((t) => t.name).join(", ");
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `unknown tool "${name}"; this environment has ${names}`,
-      );
-    }
-    // Checked before stepping: a malformed call costs no step.
-    const problem = argumentProblem(env, tool, rest);
-    if (problem) return toolError(problem);
-    action = { tool_calls: [{ id: "call_0", type: "function", function: { name, arguments: rest } }] };
-  }
-  const result = await env.step({ session: token, action }, runtime, now).catch((e: unknown) => {
+  const call = callAction(env, tools, finalAnswerTool, name, rest);
+  if ("refused" in call) return call.refused;
+  if ("unknown" in call) throw new ProtocolError(ProtocolErrorCode.InvalidParams, call.unknown);
+  const result = await env.step({ session: token, action: call.action }, runtime, now).catch((e: unknown) => {
     throw rethrow(e);
   });
-  const text = toolText(result);
-  const lines = [text];
-  if (result.done) {
-    const why = result.truncated ? "the step limit was reached" : "the episode is over";
-    lines.push(`${why}: reward ${result.reward}`);
-    if (result.receipt) lines.push(`receipt: ${result.receipt}`);
-  } else {
-    lines.push(`${EPISODE_ARG}: ${result.session}`);
-  }
-  return {
-    content: [{ type: "text", text: lines.filter((l) => l !== "").join("\n\n") }],
-    structuredContent: {
-      reward: result.reward,
-      done: result.done,
-      truncated: result.truncated,
-      ...(result.done ? {} : { [EPISODE_ARG]: result.session }),
-      ...(result.info.success === undefined ? {} : { success: result.info.success }),
-      ...(result.receipt ? { receipt: result.receipt } : {}),
-    },
-    ...(text.startsWith("Error:") ? { isError: true } : {}),
+  const structured = {
+    reward: result.reward,
+    done: result.done,
+    truncated: result.truncated,
+    ...(result.done ? {} : { [EPISODE_ARG]: result.session }),
   };
+  return stepToolResult(result, structured, { next: `${EPISODE_ARG}: ${result.session}` });
 }
 
 /** edgegym problems as the SDK's protocol errors, with the same codes the sessionful server uses. */
