@@ -1,4 +1,4 @@
-"""PyTorch peer of `npm run bench:trainer`: the same decoder, shapes and work, timed on 1 and 2 threads.
+"""PyTorch peer of `npm run bench:trainer`: the same decoder, shapes and work, timed on the threads asked for.
 
 Run by tests/bench/trainer.ts when a python with torch is found; alone:
   python tests/bench/torch-peer.py --config '{"vocabSize":96,"dModel":128,...}' --batch 8 --seq 96
@@ -151,6 +151,7 @@ def run(c, a, threads):
     sampled = []
     scalls, swall, scpu = timed(lambda: sampled.append(model.sample(prompts, a.new_tokens, gen)[0].numel()), a.min_seconds)
     return {
+        "torch_threads": torch.get_num_threads(),
         "train_tokens_per_s": round(trained / wall),
         "train_tokens_per_cpu_s": round(trained / cpu),
         "sample_tokens_per_s": round(sum(sampled) / swall),

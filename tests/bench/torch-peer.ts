@@ -1,7 +1,8 @@
 /**
  * Runs tests/bench/torch-peer.py (the same decoder, shapes and work in PyTorch) for `npm run
  * bench:trainer`, so the ratio to a current PyTorch prints in the same run. The python is
- * $EDGEGYM_TORCH_PYTHON, else ../venv-torch/bin/python beside the checkout, else python3 on the PATH;
+ * $EDGEGYM_TORCH_PYTHON, else ../venv-torch/bin/python beside the checkout, else the venv `npm run
+ * check:hf` makes (.edgegym/hf-venv), else python3 on the PATH;
  * the first that imports torch is used.
  */
 
@@ -18,6 +19,8 @@ export const INSTALL_HINT =
   "(CPU wheels), or set EDGEGYM_TORCH_PYTHON=/path/to/python";
 
 export interface PeerThreads {
+  /** torch.get_num_threads() as the peer ran. */
+  torch_threads: number;
   train_tokens_per_s: number;
   train_tokens_per_cpu_s: number;
   sample_tokens_per_s: number;
@@ -35,6 +38,8 @@ function candidates(): string[] {
   if (process.env.EDGEGYM_TORCH_PYTHON) list.push(process.env.EDGEGYM_TORCH_PYTHON);
   const venv = resolve(here, "../../../venv-torch/bin/python");
   if (existsSync(venv)) list.push(venv);
+  const hf = resolve(here, "../../.edgegym/hf-venv/bin/python");
+  if (existsSync(hf)) list.push(hf);
   list.push("python3");
   return list;
 }
@@ -59,6 +64,7 @@ export function runTorchPeer(
     promptLen: number;
     newTokens: number;
     minSeconds: number;
+    threads: number;
   },
 ): PeerResult {
   const args = [
@@ -68,6 +74,7 @@ export function runTorchPeer(
     ...["--batch", String(work.batch), "--seq", String(work.seq)],
     ...["--sample-batch", String(work.sampleBatch), "--prompt-len", String(work.promptLen)],
     ...["--new-tokens", String(work.newTokens), "--min-seconds", String(work.minSeconds)],
+    ...["--threads", String(work.threads)],
   ];
   const run = spawnSync(python, args, { encoding: "utf8", timeout: 600_000 });
   if (run.status !== 0)

@@ -4,9 +4,12 @@
  * cache, 32-token prompts, 64 new tokens), printed as JSON. The reference preset is the issue's shapes:
  * vocab 96, d_model 128, 2 layers, 4 heads, sequence 96, batch 8 (SwiGLU width 352 ≈ the 4·d ReLU MLP's
  * parameter count). The `_per_cpu_s` figures divide by the CPU time this process used, which is the
- * fairer single-thread number when other processes share the cores (load_average is printed too).
+ * fairer number when other processes share the cores (load_average is printed too); they count every
+ * thread of the process. Training runs sftStep and sampling the pool's sharded sampler over
+ * `--workers` threads (default: the workers of the default recipe's RL run, what `npm start` uses).
  * Then, when a python with torch is found (tests/bench/torch-peer.ts), the PyTorch peer runs the same
- * shapes back to back on 1 and 2 threads, and `ratios` gives torch / edgegym (`--no-peer` skips it).
+ * shapes back to back on as many threads as edgegym has workers, and `ratios` gives torch / edgegym
+ * beside the thread count torch reports (`--no-peer` skips it).
  * On both sides each loop (training steps, then sampling calls) runs for at least `--min-seconds` (2)
  * of wall time, training for at least `--steps` (10).
  */
@@ -21,6 +24,7 @@ import { createModel } from "../../trainer/model/create-model.js";
 import type { ModelConfig } from "../../trainer/model/types.js";
 import { createAdam } from "../../trainer/optim/optimizer-step.js";
 import { PolicyPool } from "../../trainer/parallel/policy-pool.js";
+import { DEFAULT_RECIPE, loadRecipe } from "../../trainer/pipeline/recipe.js";
 import { maskedNll, type SftBatch, sftStep } from "../../trainer/sft/step.js";
 import { findTorchPython, INSTALL_HINT, type PeerResult, runTorchPeer } from "./torch-peer.js";
 
@@ -58,6 +62,8 @@ Options:
   --sample-batch <n>      sampling batch (default 64)
   --prompt-len <n>        prompt tokens per sampled row (default 32)
   --new-tokens <n>        tokens sampled per row (default 64)
+  --workers <n>           threads of training and sampling (default the ${DEFAULT_RECIPE} recipe's RL
+                          workers; 1 on webgpu); the PyTorch peer runs on as many threads
   --no-peer               skip the PyTorch peer
   -h, --help              this text`;
 const args = scriptArgs("bench:trainer", USAGE, {
@@ -68,6 +74,7 @@ const args = scriptArgs("bench:trainer", USAGE, {
   "sample-batch": { type: "string", default: "64" },
   "prompt-len": { type: "string", default: "32" },
   "new-tokens": { type: "string", default: "64" },
+  workers: { type: "string" },
   "no-peer": { type: "boolean", default: false },
 });
 const { values } = args;
@@ -85,6 +92,18 @@ const promptLen = args.number("prompt-len");
 const newTokens = args.number("new-tokens");
 const backend = await initBackend(backendName);
 if (!backend.ok) throw new Error(backend.error);
+const onWebgpu = backend.value.name === "webgpu";
+/** The workers of the default recipe's RL run: what `npm start` trains with on this machine. */
+async function runWorkers(): Promise<number> {
+  const loaded = await loadRecipe(DEFAULT_RECIPE);
+  if (!loaded.ok) throw new Error(loaded.error);
+  return loaded.value.recipe.rl.workers;
+}
+// The device check's bundle has no recipes folder, and runs webgpu, whose default needs none.
+const workers = values.workers !== undefined ? args.number("workers") : onWebgpu ? 1 : await runWorkers();
+if (workers < 1 || !Number.isInteger(workers)) args.fail(`--workers ${workers}: a whole number ≥ 1`);
+if (onWebgpu && workers > 1)
+  args.fail("--workers above 1 is for the cpu backends: the webgpu step is measured on the main thread");
 const made = createModel(preset.model, { seed: 1 });
 if (!made.ok) throw new Error(made.error);
 const model = made.value;
@@ -124,8 +143,8 @@ async function awaitedStep(b: SftBatch): Promise<void> {
   );
   tf.dispose([value, norm, ...Object.values(grads)]);
 }
-const pool = PolicyPool.of({ policy: model });
-const step = backend.value.name === "webgpu" ? () => awaitedStep(batch) : () => sftStep(pool, adam, batch);
+const pool = await PolicyPool.start(workers, backend.value.name, { policy: model });
+const step = onWebgpu ? () => awaitedStep(batch) : () => sftStep(pool, adam, batch);
 for (let i = 0; i < 2; i++) await step();
 /** CPU seconds this process used: on a shared machine, wall time also counts other processes' turns. */
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
@@ -150,12 +169,13 @@ const train = await timed(step, steps);
 
 const prompts = Array.from({ length: sampleBatch }, () => row(promptLen));
 const opts = { maxNewTokens: newTokens, temperature: 1, topP: 1, stopIds: [], seed: 1 };
-await model.sample(prompts.slice(0, 4), { ...opts, maxNewTokens: 4 });
+await pool.sample(prompts.slice(0, 4), { ...opts, maxNewTokens: 4 });
 let sampled = 0;
 const sample = await timed(async () => {
-  const out = await model.sample(prompts, opts);
+  const out = await pool.sample(prompts, opts);
   sampled += out.tokens.reduce((a, t) => a + t.length, 0);
 }, 1);
+await pool.close();
 const trainedTokens = train.calls * preset.batch * preset.seq;
 
 const ours = {
@@ -166,8 +186,8 @@ const ours = {
 };
 const loadAverage = loadavg().map((x) => Math.round(x * 10) / 10);
 
-// The PyTorch peer, back to back: same config, same work. Ratios are torch / edgegym; the 1-thread
-// ratio uses CPU seconds on both sides, the 2-thread one wall time (edgegym's figure is one process).
+// The PyTorch peer, back to back: same config, same work, as many threads as edgegym's workers.
+// Ratios are torch / edgegym, in wall time and in CPU seconds (which count every thread on both sides).
 let peer: PeerResult | null = null;
 const python = values["no-peer"] ? null : findTorchPython();
 if (!values["no-peer"] && python === null) console.error(INSTALL_HINT);
@@ -179,15 +199,16 @@ if (python !== null)
     promptLen,
     newTokens: opts.maxNewTokens,
     minSeconds,
+    threads: workers,
   });
 const ratio = (x: number | undefined, y: number) =>
   x === undefined ? null : Math.round((x / y) * 100) / 100;
-const one = peer?.threads["1"];
-const two = peer?.threads["2"];
+const same = peer?.threads[String(workers)];
 
 console.log(
   JSON.stringify({
     backend: backend.value.name,
+    workers,
     model: { preset: values.preset, ...model.config },
     ...ours,
     load_average: loadAverage,
@@ -195,7 +216,7 @@ console.log(
       batch: preset.batch,
       seq: preset.seq,
       steps: train.calls,
-      step: backend.value.name === "webgpu" ? "sftStep's arithmetic, awaited reads" : "sftStep",
+      step: onWebgpu ? "sftStep's arithmetic, awaited reads" : "sftStep",
     },
     sample: {
       batch: prompts.length,
@@ -206,10 +227,11 @@ console.log(
     tensors_alive: tf.memory().numTensors,
     peer,
     ratios: peer && {
-      train_1_thread_cpu: ratio(one?.train_tokens_per_cpu_s, ours.train_tokens_per_cpu_s),
-      sample_1_thread_cpu: ratio(one?.sample_tokens_per_cpu_s, ours.sample_tokens_per_cpu_s),
-      train_2_threads_wall: ratio(two?.train_tokens_per_s, ours.train_tokens_per_s),
-      sample_2_threads_wall: ratio(two?.sample_tokens_per_s, ours.sample_tokens_per_s),
+      peer_threads: same?.torch_threads ?? null,
+      train_wall: ratio(same?.train_tokens_per_s, ours.train_tokens_per_s),
+      sample_wall: ratio(same?.sample_tokens_per_s, ours.sample_tokens_per_s),
+      train_cpu: ratio(same?.train_tokens_per_cpu_s, ours.train_tokens_per_cpu_s),
+      sample_cpu: ratio(same?.sample_tokens_per_cpu_s, ours.sample_tokens_per_cpu_s),
     },
   }),
 );
