@@ -5,7 +5,7 @@ import type { HubBindings } from "./env.js";
 export type HubDb = ReturnType<typeof hubDb>;
 
 /** Drizzle over the worker's D1 binding; cheap to create per request. */
-export function hubDb(bindings: HubBindings) {
+export function hubDb(bindings: Pick<HubBindings, "DB">) {
   return drizzle(bindings.DB, { schema });
 }
 

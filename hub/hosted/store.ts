@@ -15,7 +15,10 @@ import type { BundleBucket, HubBindings } from "../env.js";
 const sourceKey = (hash: string) => `bundles/${hash}/source.json`;
 const runKey = (hash: string) => `bundles/${hash}/run.json`;
 
-function bucket(bindings: HubBindings): BundleBucket {
+/** The bindings the store reads its bucket from (the hub's, or a test's `env`). */
+type BucketBindings = Pick<HubBindings, "HUB_BUNDLES">;
+
+function bucket(bindings: BucketBindings): BundleBucket {
   if (!bindings.HUB_BUNDLES) {
     throw new EdgegymError(
       "not_configured",
@@ -26,7 +29,7 @@ function bucket(bindings: HubBindings): BundleBucket {
 }
 
 export async function putBundle(
-  bindings: HubBindings,
+  bindings: BucketBindings,
   hash: string,
   source: HostedSource,
   run: HostedBundle,
@@ -38,7 +41,7 @@ export async function putBundle(
   ]);
 }
 
-async function read<T>(bindings: HubBindings, key: string): Promise<T> {
+async function read<T>(bindings: BucketBindings, key: string): Promise<T> {
   const object = await bucket(bindings).get(key);
   if (!object) throw new EdgegymError("internal", "the hosted bundle is missing from the hub's storage");
   // The hub wrote this object after checking it; it is read back as stored.
@@ -46,10 +49,10 @@ async function read<T>(bindings: HubBindings, key: string): Promise<T> {
 }
 
 /** The bundle as pushed. */
-export const readSource = (bindings: HubBindings, hash: string) =>
+export const readSource = (bindings: BucketBindings, hash: string) =>
   read<HostedSource>(bindings, sourceKey(hash));
 /** The bundle as the sandbox runs it. */
-export const readRun = (bindings: HubBindings, hash: string) => read<HostedBundle>(bindings, runKey(hash));
+export const readRun = (bindings: BucketBindings, hash: string) => read<HostedBundle>(bindings, runKey(hash));
 
 /** Sealed secrets never expire on their own: the version lives as long as the hub keeps it. */
 const SECRETS_TTL_SECONDS = 100 * 365 * 24 * 3600;

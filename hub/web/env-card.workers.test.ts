@@ -126,7 +126,7 @@ describe("a hosted version on the card", () => {
       outbound: [],
     };
     await db.insert(hubVersions).values({ ...row, version: "2.0.0", builtin: null, bundleHash, hosted });
-    await putBundle(env, bundleHash, source, source);
+    await putBundle(env, bundleHash, source, { ...source, outbound: [] });
 
     const card = await (await SELF.fetch(`http://hub.test/${a.team}/${name}?version=2.0.0`)).text();
     expect(card).toContain('<span class="badge ok">hosted</span>');

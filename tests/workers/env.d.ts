@@ -13,6 +13,8 @@ declare global {
       HUB_EMPTY_DB: D1Database;
       HUB_TEST_STALL_URL: string;
       HUB_TEST_HOSTILE_URL: string;
+      HUB_BUNDLES: R2Bucket;
+      LOADER: WorkerLoader;
     }
   }
 }
