@@ -31,6 +31,27 @@ const HOSTILE_HEADERS = {
 
 const page = `<!doctype html><title>env</title>${ATTACK_SCRIPT}`;
 
+/**
+ * `PUT …/manifest/<key>`: the body becomes the manifest the endpoint of `key` answers, so the hub
+ * accepts it at publish (both test servers take one this way).
+ */
+export function storeManifest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  manifests: Map<string, string>,
+  key: string,
+): void {
+  let body = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk: string) => {
+    body += chunk;
+  });
+  req.on("end", () => {
+    manifests.set(key, body);
+    res.writeHead(204).end();
+  });
+}
+
 export type HostileUpstream = { url: string; close: () => Promise<void> };
 
 export async function startHostileUpstream(): Promise<HostileUpstream> {
@@ -40,15 +61,7 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const [kind, key = "", mode, ...rest] = (req.url ?? "/").split("?")[0]?.split("/").filter(Boolean) ?? [];
     if (req.method === "PUT" && kind === "manifest") {
-      let body = "";
-      req.setEncoding("utf8");
-      req.on("data", (chunk: string) => {
-        body += chunk;
-      });
-      req.on("end", () => {
-        manifests.set(key, body);
-        res.writeHead(204).end();
-      });
+      storeManifest(req, res, manifests, key);
       return;
     }
     if (kind === "arm") {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
-import { startHostileUpstream } from "./hostile-upstream.js";
+import { startHostileUpstream, storeManifest } from "./hostile-upstream.js";
 
 /**
  * A real HTTP server on 127.0.0.1 that accepts connections and, for the hub's deadline tests, never
@@ -25,15 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const parts = (req.url ?? "/").split("/").filter(Boolean);
     const [kind, key, ...rest] = parts;
     if (req.method === "PUT" && kind === "manifest" && key) {
-      let body = "";
-      req.setEncoding("utf8");
-      req.on("data", (chunk: string) => {
-        body += chunk;
-      });
-      req.on("end", () => {
-        manifests.set(key, body);
-        res.writeHead(204).end();
-      });
+      storeManifest(req, res, manifests, key);
       return;
     }
     const wantsManifest = rest.join("/") === "v1/manifest";
