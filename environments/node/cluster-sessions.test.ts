@@ -5,9 +5,22 @@ import { connectMcp, playExpertOverMcp } from "../../tests/mcp/play.js";
 import { calculator } from "../calculator/index.js";
 import { createEnvironmentsHost } from "../host.js";
 import { generateSecrets } from "../kit/index.js";
-import { MemorySessionStore } from "../kit/mcp/session-store.js";
+import { type McpEpisode, MemorySessionStore } from "../kit/mcp/session-store.js";
 import { ClusterSessionStore, serveClusterSessions } from "./cluster-sessions.js";
 import { type Listening, listen } from "./listen.js";
+
+/** An episode at its start as the store keeps it, expiring at `expiresAt` (ms). */
+const episodeAt = (expiresAt: number): McpEpisode => ({
+  token: "t",
+  step: 0,
+  done: false,
+  episodeId: "e",
+  task: { split: "train", index: 0 },
+  system: "",
+  user: "",
+  return: 0,
+  expiresAt,
+});
 
 /**
  * node:cluster's IPC without processes: a primary emitter and worker channels, each message passed
@@ -68,17 +81,7 @@ describe("MCP sessions shared by a cluster's processes", () => {
   it("answers store calls in order and reports a missing session as undefined", async () => {
     const { worker } = fakeCluster();
     const store = worker();
-    const episode = {
-      token: "t",
-      step: 0,
-      done: false,
-      episodeId: "e",
-      task: { split: "train", index: 0 },
-      system: "",
-      user: "",
-      return: 0,
-      expiresAt: 1000,
-    };
+    const episode = episodeAt(1000);
     expect(await store.create("x", episode, 0)).toEqual({ ok: true });
     expect(await worker().get("x", 10)).toEqual(episode);
     expect(await store.update("x", 1, { ...episode, step: 2 }, 10)).toBe(false);
@@ -90,28 +93,17 @@ describe("MCP sessions shared by a cluster's processes", () => {
   it("holds each client to its bound across processes, and a nameless client only to the store's", async () => {
     const { worker } = fakeCluster(new MemorySessionStore(3, 1));
     const [a, b] = [worker(), worker()];
-    const episode = (at: number) => ({
-      token: "t",
-      step: 0,
-      done: false,
-      episodeId: "e",
-      task: { split: "train", index: 0 },
-      system: "",
-      user: "",
-      return: 0,
-      expiresAt: at,
-    });
-    expect(await a.create("a1", episode(1000), 0, "10.0.0.1")).toEqual({ ok: true });
+    expect(await a.create("a1", episodeAt(1000), 0, "10.0.0.1")).toEqual({ ok: true });
     // The same client through the other process: its bound (1) is the primary's count, not a process's.
-    expect(await b.create("a2", episode(1000), 0, "10.0.0.1")).toEqual({
+    expect(await b.create("a2", episodeAt(1000), 0, "10.0.0.1")).toEqual({
       ok: false,
       reason: "client",
       limit: 1,
       retryAfterMs: 1000,
     });
-    expect(await b.create("n1", episode(1000), 0)).toEqual({ ok: true });
-    expect(await a.create("n2", episode(1000), 0)).toEqual({ ok: true });
-    expect(await b.create("n3", episode(2000), 500)).toEqual({
+    expect(await b.create("n1", episodeAt(1000), 0)).toEqual({ ok: true });
+    expect(await a.create("n2", episodeAt(1000), 0)).toEqual({ ok: true });
+    expect(await b.create("n3", episodeAt(2000), 500)).toEqual({
       ok: false,
       reason: "full",
       limit: 3,
