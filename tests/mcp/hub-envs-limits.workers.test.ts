@@ -16,6 +16,7 @@ const INIT = {
   method: "initialize",
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
 };
+const LIST = { jsonrpc: "2.0", id: 3, method: "tools/list" };
 
 function post(
   ip: string,
@@ -89,19 +90,9 @@ describe("the hub's /envs/<name>/mcp under abuse", () => {
     expect(fourth.status).toBe(200);
     expect((await post(ip, INIT, bound)).status).toBe(429);
     // The finished session was the one evicted; the live ones still answer.
-    const gone = await post(
-      ip,
-      { jsonrpc: "2.0", id: 3, method: "tools/list" },
-      bound,
-      sessionHeaders(first),
-    );
+    const gone = await post(ip, LIST, bound, sessionHeaders(first));
     expect(gone.status).toBe(404);
-    const live = await post(
-      ip,
-      { jsonrpc: "2.0", id: 3, method: "tools/list" },
-      bound,
-      sessionHeaders(second),
-    );
+    const live = await post(ip, LIST, bound, sessionHeaders(second));
     expect(live.status).toBe(200);
 
     // DELETE ends one: a place frees up.
