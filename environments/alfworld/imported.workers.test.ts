@@ -1,17 +1,16 @@
 import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
+import { playExpert, protocolClient } from "../../tests/conformance/client.js";
 import { saveDataset } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
 import { importAlfworld } from "./import-games.js";
 
-const BASE = "http://edgegym.test/envs/alfworld-imported";
-const post = (path: string, body: unknown) =>
-  SELF.fetch(`${BASE}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+const client = protocolClient({
+  baseUrl: "http://edgegym.test/envs/alfworld-imported",
+  fetch: (input, init) => SELF.fetch(input, init),
+  secrets: {},
+});
 
 /** A small trial in ALFWorld's format (a mug on a countertop, a coffee machine), written here: workerd reads no files. */
 const PROBLEM = `(define (problem plan_trial_1)
@@ -49,7 +48,7 @@ const FILES: Record<string, string> = {
 };
 
 it("serves imported ALFWorld games from the D1 binding inside workerd, and the expert solves one", async () => {
-  const missing = await post("/v1/sessions", { split: "train", index: 0 });
+  const missing = await client.post("/v1/sessions", { split: "train", index: 0 });
   expect(((await missing.json()) as { code: string }).code).toBe("dataset_not_imported");
 
   const folder = { files: Object.keys(FILES), read: async (p: string) => FILES[p] ?? "" };
@@ -58,27 +57,9 @@ it("serves imported ALFWorld games from the D1 binding inside workerd, and the e
   if (!imported.ok || db === undefined) throw new Error(imported.ok ? "no D1 binding" : imported.error);
   await saveDataset(db, imported.value);
 
-  const start = await post("/v1/sessions", { split: "train", index: 0 });
-  expect(start.status).toBe(201);
-  let { session } = (await start.json()) as { session: string };
-  const commands: string[] = [];
-  for (let i = 0; i < 50; i++) {
-    const { action } = (await (await post("/v1/expert", { session })).json()) as {
-      action: { content: string };
-    };
-    commands.push(action.content);
-    const step = (await (await post("/v1/step", { session, action })).json()) as {
-      session: string;
-      reward: number;
-      done: boolean;
-    };
-    if (step.done) {
-      expect(step.reward).toBe(1);
-      break;
-    }
-    session = step.session;
-  }
-  expect(commands).toEqual([
+  const { actions, last } = await playExpert(client, { split: "train", index: 0 }, 50);
+  expect(last.reward).toBe(1);
+  expect(actions.map((a) => a.content)).toEqual([
     "go to countertop 1",
     "take mug 1 from countertop 1",
     "go to coffeemachine 1",

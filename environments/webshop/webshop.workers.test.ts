@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { playExpert, protocolClient } from "../../tests/conformance/client.js";
 import { describeConformance } from "../../tests/conformance/index.js";
 import { saveDataset } from "../data/datasets.js";
 import { envDb } from "../data/db.js";
@@ -30,28 +31,9 @@ describeConformance("webshop inside workerd (real D1, wink-nlp and fuzzball bund
 
 describe("webshop inside workerd", () => {
   it("searches the catalog in D1 with FTS5 and buys with the expert for reward 1", async () => {
-    const start = await send("http://edgegym.test/v1/sessions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      // Train goal 1: one the expert buys a product scored 1 for (it does on 82 of train goals 0..99).
-      body: JSON.stringify({ split: "train", index: 1 }),
-    });
-    let { session } = (await start.json()) as { session: string };
-    let last = { reward: 0, done: false, info: {} as Record<string, unknown> };
-    for (let i = 0; i < 15 && !last.done; i++) {
-      const post = (path: string, body: unknown) =>
-        send(`http://edgegym.test${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-      const { action } = (await (await post("/v1/expert", { session })).json()) as { action: unknown };
-      const r = (await (await post("/v1/step", { session, action })).json()) as typeof last & {
-        session: string;
-      };
-      session = r.session;
-      last = r;
-    }
+    const client = protocolClient({ baseUrl: "http://edgegym.test", fetch: send, secrets });
+    // Train goal 1: one the expert buys a product scored 1 for (it does on 82 of train goals 0..99).
+    const { last } = await playExpert(client, { split: "train", index: 1 }, 15);
     expect(last.done).toBe(true);
     expect(last.reward).toBe(1);
     expect(last.info.reward_details).toMatchObject({ r_type: 1, r_price: 1 });
@@ -112,28 +94,14 @@ describe("webshop inside workerd", () => {
       expect((await saveDataset(db, r.value)).ok).toBe(true);
     }
     const real = createEnvironmentApp(createWebshopReal());
-    const call = async (path: string, body: unknown) =>
-      (await (await real.fetch(new Request(`http://edgegym.test${path}`, json(body)), bindings)).json()) as {
-        session: string;
-        action: unknown;
-        reward: number;
-        done: boolean;
-      };
+    const client = protocolClient({
+      baseUrl: "http://edgegym.test",
+      fetch: async (input, init) => real.fetch(new Request(input, init), bindings),
+      secrets,
+    });
     // One annotated product with two colours: two goals; a tenth, at least one, is test.
-    const manifest = (await (
-      await real.fetch(new Request("http://edgegym.test/v1/manifest"), bindings)
-    ).json()) as {
-      splits: Record<string, number>;
-    };
-    expect(manifest.splits).toEqual({ train: 1, test: 1 });
-    let { session } = await call("/v1/sessions", { split: "train", index: 0 });
-    let last = { reward: 0, done: false };
-    for (let i = 0; i < 15 && !last.done; i++) {
-      const { action } = await call("/v1/expert", { session });
-      const r = await call("/v1/step", { session, action });
-      session = r.session;
-      last = r;
-    }
+    expect((await client.manifest()).splits).toEqual({ train: 1, test: 1 });
+    const { last } = await playExpert(client, { split: "train", index: 0 }, 15);
     expect(last).toMatchObject({ done: true, reward: 1 });
   });
 });

@@ -83,20 +83,23 @@ export async function expectProblem(res: Response, code: ErrorCode): Promise<Pro
   return body;
 }
 
-/** Plays the expert from a fresh session to the end of the episode. */
+/** Plays the expert from a fresh session to the end of the episode: its actions and their results. */
 export async function playExpert(c: ProtocolClient, task: TaskRef, maxSteps: number) {
   const started = await c.start(task);
   let session = started.session;
+  const actions: Action[] = [];
   const results: StepResult[] = [];
   for (let i = 0; i < maxSteps; i++) {
-    const result = await c.step(session, await c.expert(session));
+    const action = await c.expert(session);
+    actions.push(action);
+    const result = await c.step(session, action);
     results.push(result);
     if (result.done) break;
     session = result.session;
   }
   const last = results.at(-1);
   if (!last?.done) throw new Error(`the expert did not finish ${task.split}/${task.index}`);
-  return { started, results, last };
+  return { started, actions, results, last };
 }
 
 /** The first tool call of an action, in either style. */
