@@ -22,12 +22,12 @@ export const ALFWORLD_SOURCE: DatasetSourceOptions = {
     "npm run data -- import alfworld <ALFWorld json_2.1.1 folder> (add --d1 local|remote for a worker)",
 };
 
-/** The folder a path lies in (`a/b/traj_data.json` → `a/b`), with `/` separators. */
-const dirOf = (path: string) => path.replaceAll("\\", "/").split("/").slice(0, -1).join("/");
+/** A path with `/` separators, as the folder's paths are compared and read. */
+const slashed = (path: string) => path.replaceAll("\\", "/");
 
 /** The split a trial's path names through its last ALFWorld split folder, if any. */
 function splitOf(path: string): string | undefined {
-  const folders = path.replaceAll("\\", "/").split("/");
+  const folders = slashed(path).split("/");
   const last = folders.findLast((f) => Object.hasOwn(SPLIT_FOLDERS, f));
   return last === undefined ? undefined : SPLIT_FOLDERS[last];
 }
@@ -49,14 +49,16 @@ export async function importAlfworld(
       error: "give a folder of ALFWorld trials (json_2.1.1 or one of its splits), not a file",
     };
   }
-  const trials = folder.files
-    .filter((f) => f.replaceAll("\\", "/").split("/").at(-1) === "traj_data.json")
-    .map(dirOf)
+  const paths = folder.files.map(slashed);
+  const files = new Set(paths);
+  // Each trial is the folder its traj_data.json lies in.
+  const trials = paths
+    .filter((f) => f.split("/").at(-1) === "traj_data.json")
+    .map((f) => f.split("/").slice(0, -1).join("/"))
     .sort();
   if (trials.length === 0) return { ok: false, error: "no traj_data.json under it" };
   const tasks: ImportedDataset["tasks"] = [];
   const refused: string[] = [];
-  const files = new Set(folder.files.map((f) => f.replaceAll("\\", "/")));
   for (const trial of trials) {
     const at = (name: string) => (trial === "" ? name : `${trial}/${name}`);
     const label = trial === "" ? "." : trial;
