@@ -77,7 +77,7 @@ export function httpTests(suite: { target: OpenEnvTarget }): void {
       "unknown_split",
     );
     const past = { split: "train", index: counts.train ?? 0 };
-    expect((await problem(await post(`/${name}/task`, past), 422)).code).toBe("invalid_request");
+    expect((await problem(await post(`/${name}/task`, past), 404)).code).toBe("task_out_of_range");
     expect((await problem(await send("/no-such-env/splits"), 404)).code).toBe("not_found");
     if ((counts.train ?? 0) > 1_000) {
       const wide = { split: "train", start: 0, stop: 1_001 };

@@ -63,7 +63,7 @@ export function taskListingRoutes(
     const count = countOf(await manifest(c.env), split);
     if (index >= count)
       throw new EdgegymError(
-        "invalid_request",
+        "task_out_of_range",
         `split "${split}" has ${count} tasks; index ${index} is past them`,
       );
     return c.json({ task: { split, index }, env_name: env.name });
