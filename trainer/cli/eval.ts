@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { resolveConfig } from "../config/parse-config.js";
-import { EvalConfig, formatEvalTable } from "../eval/eval-config.js";
-import { defaultEvalOut } from "../eval/eval-output.js";
+import { EvalConfig, formatEvalTable } from "../eval/config.js";
+import { defaultEvalOut } from "../eval/output.js";
 import { taskProgress } from "./progress.js";
 import { cliIO, collect, fail, overridesFrom, UserError } from "./run-io.js";
 

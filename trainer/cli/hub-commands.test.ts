@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { formatEvalTable } from "../eval/eval-config.js";
+import { formatEvalTable } from "../eval/config.js";
 import { HubEvalRun } from "../eval/hub-eval.js";
 import type { LocalHub } from "../pipeline/local-hub.js";
 import type { Trajectory } from "../rollout/types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EvalConfig } from "../eval/eval-config.js";
+import { EvalConfig } from "../eval/config.js";
 import { parseRecipe } from "../pipeline/recipe.js";
 import { resolveTrainConfig } from "../rl/config.js";
 import { SftConfig } from "../sft/config.js";

@@ -8,7 +8,7 @@ import { CreateEval, type EvalRun } from "../../shared/evals.js";
 import { err } from "../../shared/result.js";
 import { Transcript } from "../../shared/transcript.js";
 import { fakeChatModel } from "../testing/fake-chat-model.js";
-import { formatEvalTable } from "./eval-config.js";
+import { formatEvalTable } from "./config.js";
 import { runEval } from "./evaluate.js";
 import { HubEvalRun, uploadBatches } from "./hub-eval.js";
 

@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { err } from "../../shared/result.js";
 import { fakeChatModel } from "../testing/fake-chat-model.js";
-import { formatEvalTable } from "./eval-config.js";
+import { formatEvalTable } from "./config.js";
 import { runEval } from "./evaluate.js";
 
 describe("eval with a remote OpenAI-compatible policy", () => {

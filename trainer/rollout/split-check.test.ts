@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { err } from "../../shared/result.js";
-import { leaderboardName } from "../eval/eval-config.js";
+import { leaderboardName } from "../eval/config.js";
 import { runEval } from "../eval/evaluate.js";
 import { SftConfig } from "../sft/config.js";
 import { runSft } from "../sft/run.js";

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TrajectoryLine } from "../rollout/trajectory-line.js";
 import type { Trajectory } from "../rollout/types.js";
-import type { EvalConfig, EvalSummary } from "./eval-config.js";
+import type { EvalConfig, EvalSummary } from "./config.js";
 
 /** The default `--out` of `edgegym eval`: runs/eval-<UTC time>, e.g. runs/eval-20261124-142501. */
 export function defaultEvalOut(now = new Date()): string {

@@ -14,7 +14,7 @@ import { closedPortUrl, faultyChatModel } from "../testing/faulty-chat-model.js"
 import { ScriptedModel } from "../testing/scripted-model.js";
 import { CHATML_TOKENS, writeTokenizerFolder } from "../testing/tokenizer-fixtures.js";
 import { loadHfTokenizer } from "../tokenizer/hf-tokenizer.js";
-import { EvalConfig, formatEvalTable } from "./eval-config.js";
+import { EvalConfig, formatEvalTable } from "./config.js";
 import { runEval } from "./evaluate.js";
 
 const io = {
