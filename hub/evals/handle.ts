@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { EdgegymError } from "../../shared/errors.js";
-import { deriveSealKey, type SealKey, seal, unseal } from "../../shared/seal.js";
+import { seal, unseal } from "../../shared/seal.js";
+import { hubSealKey, type SealKeyBindings } from "../seal-key.js";
 
 /** Marks a hub handle, so the gateway can tell it from an env's own session token without opening it. */
 export const HANDLE_PREFIX = "egev.";
@@ -20,29 +21,23 @@ export const HandleClaims = z.object({
 });
 export type HandleClaims = z.infer<typeof HandleClaims>;
 
-/** The bindings a handle's key comes from (the hub's, or a test's `env`). */
-type KeyBindings = { EDGEGYM_SESSION_KEY?: unknown };
+/** The hub's own key for handles. */
+const handleKey = (bindings: SealKeyBindings) => hubSealKey(bindings, "hub:eval-handle");
 
-const keys = new Map<string, Promise<SealKey>>();
-
-/** The hub's own key for handles: HKDF of the deployment secret under a purpose no env uses. */
-function handleKey(bindings: KeyBindings): Promise<SealKey> {
-  const secret = bindings.EDGEGYM_SESSION_KEY;
-  if (typeof secret !== "string") throw new EdgegymError("internal", "EDGEGYM_SESSION_KEY is not set");
-  let key = keys.get(secret);
-  if (!key) {
-    key = deriveSealKey(secret, "hub:eval-handle");
-    keys.set(secret, key);
-  }
-  return key;
-}
-
-export async function sealHandle(claims: HandleClaims, bindings: KeyBindings, now: number): Promise<string> {
+export async function sealHandle(
+  claims: HandleClaims,
+  bindings: SealKeyBindings,
+  now: number,
+): Promise<string> {
   return HANDLE_PREFIX + (await seal(claims, await handleKey(bindings), HANDLE_TTL_SECONDS, now));
 }
 
 /** The handle's claims; a foreign, tampered or expired handle is the same errors an env gives. */
-export async function openHandle(handle: string, bindings: KeyBindings, now: number): Promise<HandleClaims> {
+export async function openHandle(
+  handle: string,
+  bindings: SealKeyBindings,
+  now: number,
+): Promise<HandleClaims> {
   const opened = handle.startsWith(HANDLE_PREFIX)
     ? await unseal(handle.slice(HANDLE_PREFIX.length), await handleKey(bindings), now)
     : ({ ok: false, error: "invalid" } as const);

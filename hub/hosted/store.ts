@@ -2,9 +2,10 @@ import { and, eq } from "drizzle-orm";
 import { hubHostedSecrets } from "../../shared/db/schema.js";
 import { EdgegymError } from "../../shared/errors.js";
 import type { HostedBundle, HostedSource } from "../../shared/hosted.js";
-import { deriveSealKey, type SealKey, seal, unseal } from "../../shared/seal.js";
+import { seal, unseal } from "../../shared/seal.js";
 import type { HubDb } from "../db.js";
 import type { BundleBucket, HubBindings } from "../env.js";
+import { hubSealKey } from "../seal-key.js";
 
 /**
  * Where hosted bundles live. The bytes go to R2 (`HUB_BUNDLES`), content-addressed by bundle hash:
@@ -56,22 +57,11 @@ export const readRun = (bindings: BucketBindings, hash: string) => read<HostedBu
 
 /** Sealed secrets never expire on their own: the version lives as long as the hub keeps it. */
 const SECRETS_TTL_SECONDS = 100 * 365 * 24 * 3600;
-const keys = new Map<string, Promise<SealKey>>();
-
 /**
- * The hub's key for hosted secrets at rest: HKDF of `EDGEGYM_SESSION_KEY` under a purpose no env or
- * handle uses. Rotating that secret makes every hosted version's secrets unreadable.
+ * The hub's key for hosted secrets at rest. Rotating `EDGEGYM_SESSION_KEY` makes every hosted
+ * version's secrets unreadable.
  */
-function secretsKey(bindings: HubBindings): Promise<SealKey> {
-  const secret = bindings.EDGEGYM_SESSION_KEY;
-  if (typeof secret !== "string") throw new EdgegymError("not_configured", "EDGEGYM_SESSION_KEY is not set");
-  let key = keys.get(secret);
-  if (!key) {
-    key = deriveSealKey(secret, "hub:hosted-secrets");
-    keys.set(secret, key);
-  }
-  return key;
-}
+const secretsKey = (bindings: HubBindings) => hubSealKey(bindings, "hub:hosted-secrets");
 
 /** `secrets` sealed for `hub_hosted_secrets.sealed`. */
 export async function sealSecrets(bindings: HubBindings, secrets: Record<string, string>): Promise<string> {
