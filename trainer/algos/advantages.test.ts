@@ -33,12 +33,12 @@ const input = (): AdvantageInput => ({
 const opts = { ...DEFAULT_ADVANTAGE_OPTIONS, eps: 0 };
 
 describe("outcome estimators", () => {
-  it("grpo: (s − mean)/std within the group", () => {
+  it("grpo: (s − mean)/std within the group", async () => {
     // group 0: mean = 2/3, unbiased std = sqrt(((1/3)² + (2/3)² + (1/3)²)/2) = sqrt(1/3)
     const std = Math.sqrt(1 / 3);
     const hi = 1 / 3 / std; // (1 − 2/3)/std
     const lo = -2 / 3 / std; // (0 − 2/3)/std
-    expectClose(grpo(input(), opts).advantages, [
+    expectClose((await grpo(input(), opts)).advantages, [
       [hi, hi, 0],
       [lo, lo, lo],
       [hi, hi, hi],
@@ -46,8 +46,8 @@ describe("outcome estimators", () => {
     ]);
   });
 
-  it("dr-grpo: s − mean, no std", () => {
-    expectClose(drGrpo(input(), opts).advantages, [
+  it("dr-grpo: s − mean, no std", async () => {
+    expectClose((await drGrpo(input(), opts)).advantages, [
       [1 / 3, 1 / 3, 0],
       [-2 / 3, -2 / 3, -2 / 3],
       [1 / 3, 1 / 3, 1 / 3],
@@ -55,9 +55,9 @@ describe("outcome estimators", () => {
     ]);
   });
 
-  it("rloo: s − mean of the others", () => {
+  it("rloo: s − mean of the others", async () => {
     // row0: 1 − (0 + 1)/2 = 0.5; row1: 0 − (1 + 1)/2 = −1; row2: 1 − (1 + 0)/2 = 0.5
-    expectClose(rloo(input()).advantages, [
+    expectClose((await rloo(input())).advantages, [
       [0.5, 0.5, 0],
       [-1, -1, -1],
       [0.5, 0.5, 0.5],
@@ -67,9 +67,9 @@ describe("outcome estimators", () => {
 });
 
 describe("reinforce++", () => {
-  it("discounted return-to-go, whitened over the batch", () => {
+  it("discounted return-to-go, whitened over the batch", async () => {
     // γ = 0.5. row0: G2 = 1, G1 = 0.2 + 0.5·1 = 0.7, G0 = 0 + 0.5·0.7 = 0.35. row1: G0 = 0.4.
-    const out = reinforcePlusPlus(
+    const out = await reinforcePlusPlus(
       {
         tokenRewards: tf.tensor2d([
           [0, 0.2, 1],
@@ -95,13 +95,13 @@ describe("reinforce++", () => {
     ]);
   });
 
-  it("baseline variant: s − group mean, then whitened", () => {
+  it("baseline variant: s − group mean, then whitened", async () => {
     // centred: row0 1/3 (2 tokens), row1 −2/3 (3), row2 1/3 (3), row3 0.5 (1); 9 tokens
     const values = [1 / 3, 1 / 3, -2 / 3, -2 / 3, -2 / 3, 1 / 3, 1 / 3, 1 / 3, 0.5];
     const mean = values.reduce((a, b) => a + b) / 9; // = 0.5/9
     const std = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / 8);
     const w = (v: number) => (v - mean) / std;
-    expectClose(reinforcePlusPlusBaseline(input(), opts).advantages, [
+    expectClose((await reinforcePlusPlusBaseline(input(), opts)).advantages, [
       [w(1 / 3), w(1 / 3), 0],
       [w(-2 / 3), w(-2 / 3), w(-2 / 3)],
       [w(1 / 3), w(1 / 3), w(1 / 3)],

@@ -42,9 +42,15 @@ export type AdvantageOutput = {
 
 export const DEFAULT_ADVANTAGE_OPTIONS: AdvantageOptions = { gamma: 1, lambda: 1, eps: 1e-6, whiten: true };
 
-/** Outcome score per row: s_b = Σ_t r_{b,t}·m_{b,t}. */
-function scores(input: AdvantageInput): number[] {
-  return tf.tidy(() => Array.from(tf.sum(tf.mul(input.tokenRewards, input.mask), 1).dataSync()));
+/**
+ * Outcome score per row: s_b = Σ_t r_{b,t}·m_{b,t}. Every estimator reads its tensors with await, as
+ * the whole trainer does: webgpu in Node has no synchronous read.
+ */
+async function scores(input: AdvantageInput): Promise<number[]> {
+  const s = tf.tidy(() => tf.sum(tf.mul(input.tokenRewards, input.mask), 1));
+  const out = Array.from(await s.data());
+  s.dispose();
+  return out;
 }
 
 function groupMembers(groups: readonly number[]): Map<number, number[]> {
@@ -67,8 +73,12 @@ function broadcast(perRow: number[], mask: tf.Tensor2D): AdvantageOutput {
  * Per-row group-normalised score. With s̄_g the group mean and σ_g the unbiased group std:
  * GRPO a_b = (s_b − s̄_g)/(σ_g + ε); Dr.GRPO a_b = s_b − s̄_g. A singleton group keeps s_b (σ = 1).
  */
-function groupNormalised(input: AdvantageInput, opts: AdvantageOptions, divideByStd: boolean): number[] {
-  const s = scores(input);
+async function groupNormalised(
+  input: AdvantageInput,
+  opts: AdvantageOptions,
+  divideByStd: boolean,
+): Promise<number[]> {
+  const s = await scores(input);
   const out = s.slice();
   for (const rows of groupMembers(input.groups).values()) {
     if (rows.length < 2) continue;
@@ -81,18 +91,18 @@ function groupNormalised(input: AdvantageInput, opts: AdvantageOptions, divideBy
 }
 
 /** GRPO: A_{b,t} = (s_b − mean_g s)/(std_g s + ε)·m_{b,t}. */
-export function grpo(input: AdvantageInput, opts: AdvantageOptions): AdvantageOutput {
-  return broadcast(groupNormalised(input, opts, true), input.mask);
+export async function grpo(input: AdvantageInput, opts: AdvantageOptions): Promise<AdvantageOutput> {
+  return broadcast(await groupNormalised(input, opts, true), input.mask);
 }
 
 /** Dr.GRPO: A_{b,t} = (s_b − mean_g s)·m_{b,t}, no division by the group std (removes difficulty bias). */
-export function drGrpo(input: AdvantageInput, opts: AdvantageOptions): AdvantageOutput {
-  return broadcast(groupNormalised(input, opts, false), input.mask);
+export async function drGrpo(input: AdvantageInput, opts: AdvantageOptions): Promise<AdvantageOutput> {
+  return broadcast(await groupNormalised(input, opts, false), input.mask);
 }
 
 /** RLOO: A_{b,t} = (s_b − (Σ_{j∈g, j≠b} s_j)/(n_g − 1))·m_{b,t}; a singleton group keeps s_b. */
-export function rloo(input: AdvantageInput): AdvantageOutput {
-  const s = scores(input);
+export async function rloo(input: AdvantageInput): Promise<AdvantageOutput> {
+  const s = await scores(input);
   const out = s.slice();
   for (const rows of groupMembers(input.groups).values()) {
     if (rows.length < 2) continue;
@@ -106,9 +116,12 @@ export function rloo(input: AdvantageInput): AdvantageOutput {
  * REINFORCE++: discounted return-to-go over the row's tokens, G_t = r_t + γ·G_{t+1} (padding skipped),
  * then whitened over the whole batch: A = whiten(G).
  */
-export function reinforcePlusPlus(input: AdvantageInput, opts: AdvantageOptions): AdvantageOutput {
-  const r = input.tokenRewards.arraySync();
-  const m = input.mask.arraySync();
+export async function reinforcePlusPlus(
+  input: AdvantageInput,
+  opts: AdvantageOptions,
+): Promise<AdvantageOutput> {
+  const r = await input.tokenRewards.array();
+  const m = await input.mask.array();
   const returns = r.map((row, b) => {
     const out = row.map(() => 0);
     let running = 0;
@@ -128,8 +141,11 @@ export function reinforcePlusPlus(input: AdvantageInput, opts: AdvantageOptions)
  * REINFORCE++ with a group baseline: a_b = s_b − mean_g s, broadcast to the row's tokens, then whitened
  * over the batch: A = whiten(a_b·m).
  */
-export function reinforcePlusPlusBaseline(input: AdvantageInput, opts: AdvantageOptions): AdvantageOutput {
-  const centred = groupNormalised(input, opts, false);
+export async function reinforcePlusPlusBaseline(
+  input: AdvantageInput,
+  opts: AdvantageOptions,
+): Promise<AdvantageOutput> {
+  const centred = await groupNormalised(input, opts, false);
   const raw = broadcast(centred, input.mask);
   const advantages = maskedWhiten(raw.advantages, input.mask);
   raw.advantages.dispose();

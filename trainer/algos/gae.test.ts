@@ -7,13 +7,13 @@ import { gae, steppo } from "./gae.js";
 beforeAll(useCpu);
 
 describe("gae (token level)", () => {
-  it("runs the recursion backwards and skips masked positions", () => {
+  it("runs the recursion backwards and skips masked positions", async () => {
     // γ = 1, λ = 0.5, V = [0.5, 0.6, 0.8], r = [0, 0, 1]
     // row0 (all live): t2: δ = 1 − 0.8 = 0.2, A = 0.2, R = 1.0
     //                  t1: δ = 0 + 0.8 − 0.6 = 0.2, A = 0.2 + 0.5·0.2 = 0.3, R = 0.9
     //                  t0: δ = 0 + 0.6 − 0.5 = 0.1, A = 0.1 + 0.5·0.3 = 0.25, R = 0.75
     // row1 (t1 masked): t2 as above; t0: δ = 0 + 0.8 − 0.5 = 0.3, A = 0.3 + 0.5·0.2 = 0.4, R = 0.9
-    const out = gae(
+    const out = await gae(
       {
         tokenRewards: tf.tensor2d([
           [0, 0, 1],
@@ -43,12 +43,12 @@ describe("gae (token level)", () => {
 });
 
 describe("steppo (step level)", () => {
-  it("runs GAE over steps and broadcasts each step's advantage to its tokens", () => {
+  it("runs GAE over steps and broadcasts each step's advantage to its tokens", async () => {
     // Steps: tokens 0–1 are step 0 (reward 0.1 at its last token), tokens 2–4 step 1 (reward 1); 5 pads.
     // γ = 0.9, λ = 1, V(step) = [0.4, 0.7]
     // k1: δ = 1 + 0 − 0.7 = 0.3, A = 0.3, R = 1.0
     // k0: δ = 0.1 + 0.9·0.7 − 0.4 = 0.33, A = 0.33 + 0.9·0.3 = 0.6, R = 1.0
-    const out = steppo(
+    const out = await steppo(
       {
         tokenRewards: tf.tensor2d([[0, 0.1, 0, 0, 1, 0]]),
         mask: tf.tensor2d([[1, 1, 1, 1, 1, 0]]),
@@ -63,8 +63,8 @@ describe("steppo (step level)", () => {
     expectClose(out.stepReturns as tf.Tensor, [[1, 1]]);
   });
 
-  it("whitening leaves zero mean over live tokens", () => {
-    const out = steppo(
+  it("whitening leaves zero mean over live tokens", async () => {
+    const out = await steppo(
       {
         tokenRewards: tf.tensor2d([[0, 0.1, 0, 0, 1, 0]]),
         mask: tf.tensor2d([[1, 1, 1, 1, 1, 0]]),

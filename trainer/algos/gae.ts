@@ -34,12 +34,12 @@ export function gaeRows(
 }
 
 /** Token-level GAE with a value head: A [B, T] from r, V [B, T] by `gaeRows`, optionally whitened. */
-export function gae(input: AdvantageInput, opts: AdvantageOptions): AdvantageOutput {
+export async function gae(input: AdvantageInput, opts: AdvantageOptions): Promise<AdvantageOutput> {
   if (input.values === undefined) throw new Error("gae needs the value head's values [B, T]");
   const out = gaeRows(
-    input.tokenRewards.arraySync(),
-    input.values.arraySync(),
-    input.mask.arraySync(),
+    await input.tokenRewards.array(),
+    await input.values.array(),
+    await input.mask.array(),
     opts.gamma,
     opts.lambda,
   );
@@ -55,13 +55,13 @@ export function gae(input: AdvantageInput, opts: AdvantageOptions): AdvantageOut
  * δ_k = R_k + γ·V_{k+1} − V_k, A_k = δ_k + γλ·A_{k+1}; every token of step k gets A_k:
  * A_{b,t} = A_{b,step(t)}·m_{b,t}. Value targets per step are A_k + V_k.
  */
-export function steppo(input: AdvantageInput, opts: AdvantageOptions): AdvantageOutput {
+export async function steppo(input: AdvantageInput, opts: AdvantageOptions): Promise<AdvantageOutput> {
   if (input.stepValues === undefined || input.tokenStep === undefined) {
     throw new Error("steppo needs stepValues [B, S] and tokenStep [B, T]");
   }
   const [rows, steps] = input.stepValues.shape;
-  const r = input.tokenRewards.arraySync();
-  const k = input.tokenStep.arraySync();
+  const r = await input.tokenRewards.array();
+  const k = await input.tokenStep.array();
   const stepRewards = Array.from({ length: rows }, () => new Array<number>(steps).fill(0));
   const stepMask = Array.from({ length: rows }, () => new Array<number>(steps).fill(0));
   k.forEach((row, b) => {
@@ -71,7 +71,7 @@ export function steppo(input: AdvantageInput, opts: AdvantageOptions): Advantage
       (stepMask[b] as number[])[step] = 1;
     });
   });
-  const out = gaeRows(stepRewards, input.stepValues.arraySync(), stepMask, opts.gamma, opts.lambda);
+  const out = gaeRows(stepRewards, await input.stepValues.array(), stepMask, opts.gamma, opts.lambda);
   const toTokens = (perStep: number[][]) =>
     k.map((row, b) => row.map((step) => (step < 0 ? 0 : (perStep[b]?.[step] ?? 0))));
   const raw = tf.tensor2d(toTokens(out.advantages), input.mask.shape);

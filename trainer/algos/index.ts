@@ -22,7 +22,7 @@ export * from "./regularizers.js";
 export { stopGradient } from "./stop-gradient.js";
 
 /** An advantage estimator: rewards (and values, for a critic) in, advantages and value targets out. */
-export type Estimator = (input: AdvantageInput, opts: AdvantageOptions) => AdvantageOutput;
+export type Estimator = (input: AdvantageInput, opts: AdvantageOptions) => Promise<AdvantageOutput>;
 
 /**
  * Every advantage estimator by its name (names.ts lists them with the critic each reads; the method

@@ -6,8 +6,8 @@ import { placeStepRewards, primeNormalise } from "./process-rewards.js";
 beforeAll(useCpu);
 
 describe("process rewards", () => {
-  it("places each step's reward at its last token", () => {
-    const placed = placeStepRewards(
+  it("places each step's reward at its last token", async () => {
+    const placed = await placeStepRewards(
       tf.tensor2d([[0.1, 1, 7]]),
       tf.tensor2d([[1, 4, -1]], undefined, "int32"), // the third step does not exist
       6,
@@ -15,10 +15,10 @@ describe("process rewards", () => {
     expectClose(placed, [[0, 0.1, 0, 0, 1, 0]]);
   });
 
-  it("PRIME normalisation is leave-one-out within the group", () => {
+  it("PRIME normalisation is leave-one-out within the group", async () => {
     // step-mean per rollout r̄ = [0.3, 0, 0.6] (row2's second step is masked), n = 3, Σ r̄ = 0.9
     // R' = R·3/2 − 0.9/2: row0 0.3·1.5 − 0.45 = 0; row1 0 − 0.45; row2 0.6·1.5 − 0.45 = 0.45
-    const out = primeNormalise(
+    const out = await primeNormalise(
       tf.tensor2d([
         [0.3, 0.3],
         [0, 0],

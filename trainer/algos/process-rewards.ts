@@ -5,13 +5,13 @@ import * as tf from "@tensorflow/tfjs-core";
  * response token, 0 elsewhere. `stepRewards` R [B, S]; `stepEnds` [B, S] (int32, −1 for a missing
  * step); result [B, T].
  */
-export function placeStepRewards(
+export async function placeStepRewards(
   stepRewards: tf.Tensor2D,
   stepEnds: tf.Tensor2D,
   tokens: number,
-): tf.Tensor2D {
-  const r = stepRewards.arraySync();
-  const ends = stepEnds.arraySync();
+): Promise<tf.Tensor2D> {
+  const r = await stepRewards.array();
+  const ends = await stepEnds.array();
   const out = r.map(() => new Array<number>(tokens).fill(0));
   ends.forEach((row, b) => {
     row.forEach((t, k) => {
@@ -29,13 +29,13 @@ export function placeStepRewards(
  * which is R_{b,k} − (Σ_{j≠b} r̄_j)/(n−1) when rollout b's steps all carry the same reward. Steps with
  * `stepMask` 0 stay 0; a singleton group is left as is. Shapes [B, S].
  */
-export function primeNormalise(
+export async function primeNormalise(
   stepRewards: tf.Tensor2D,
   stepMask: tf.Tensor2D,
   groups: readonly number[],
-): tf.Tensor2D {
-  const r = stepRewards.arraySync();
-  const m = stepMask.arraySync();
+): Promise<tf.Tensor2D> {
+  const r = await stepRewards.array();
+  const m = await stepMask.array();
   const means = r.map((row, b) => {
     const live = row.filter((_, k) => (m[b]?.[k] ?? 0) > 0);
     return live.length === 0 ? 0 : live.reduce((x, y) => x + y, 0) / live.length;

@@ -77,17 +77,19 @@ describe("the method registry", () => {
         expect(typeof policyLosses[entry.policyLoss]).toBe("function");
       });
 
-      it("claims a value head exactly when its estimator reads one", () => {
+      it("claims a value head exactly when its estimator reads one", async () => {
         const critic = resolveMethod(name)?.critic;
         expect(critic).toBe(ESTIMATOR_CRITICS[entry.estimator]);
         const run = () => advantageEstimators[entry.estimator](tinyInput(false), OPTS);
         if (critic === "none") {
           // Without values the estimator still scores the rewarded row above the other.
-          const adv = run().advantages.arraySync();
+          const adv = (await run()).advantages.arraySync();
           expect((adv[0]?.[1] ?? 0) > (adv[1]?.[1] ?? 0)).toBe(true);
         } else {
-          expect(run).toThrow(/needs/);
-          const adv = advantageEstimators[entry.estimator](tinyInput(true), OPTS).advantages.arraySync();
+          await expect(run()).rejects.toThrow(/needs/);
+          const adv = (
+            await advantageEstimators[entry.estimator](tinyInput(true), OPTS)
+          ).advantages.arraySync();
           expect((adv[0]?.[1] ?? 0) > (adv[1]?.[1] ?? 0)).toBe(true);
         }
       });

@@ -55,16 +55,16 @@ describe("valueLoss", () => {
 });
 
 describe("clipGradNorm", () => {
-  it("scales by max/‖g‖ when the global norm is over the limit", () => {
+  it("scales by max/‖g‖ when the global norm is over the limit", async () => {
     // ‖(3, 4)‖ = 5 → scale 1/5
-    const out = clipGradNorm({ a: tf.tensor1d([3]), b: tf.tensor1d([4]) }, 1);
+    const out = await clipGradNorm({ a: tf.tensor1d([3]), b: tf.tensor1d([4]) }, 1);
     expect(out.norm).toBeCloseTo(5, 5);
     expectClose(out.grads.a as tf.Tensor, [0.6]);
     expectClose(out.grads.b as tf.Tensor, [0.8]);
   });
 
-  it("leaves small gradients alone", () => {
-    const out = clipGradNorm({ a: tf.tensor1d([3]), b: tf.tensor1d([4]) }, 10);
+  it("leaves small gradients alone", async () => {
+    const out = await clipGradNorm({ a: tf.tensor1d([3]), b: tf.tensor1d([4]) }, 10);
     expectClose(out.grads.a as tf.Tensor, [3]);
   });
 });

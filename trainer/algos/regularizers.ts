@@ -77,16 +77,22 @@ export function valueLoss(
 
 /**
  * Global-norm gradient clipping: n = sqrt(Σ_g ‖g‖²); every gradient is scaled by min(1, max/(n + 1e-6)).
- * Returns the clipped gradients and the pre-clip norm (`grad/norm`).
+ * Returns the clipped gradients and the pre-clip norm (`grad/norm`). The norm is read with await, as
+ * every training read is: webgpu in Node can read a tensor only asynchronously.
  */
-export function clipGradNorm(
+export async function clipGradNorm(
   grads: tf.NamedTensorMap,
   maxNorm: number,
-): { grads: tf.NamedTensorMap; norm: number } {
-  const norm = tf.tidy(() => {
-    const squares = Object.values(grads).map((g) => tf.sum(tf.square(g)));
-    return squares.length === 0 ? 0 : Math.sqrt(tf.addN(squares).dataSync()[0] as number);
-  });
+): Promise<{ grads: tf.NamedTensorMap; norm: number }> {
+  const squares = Object.values(grads);
+  // Added one at a time, in the order tf.addN adds them (the same float32 sums), since one addN of
+  // every gradient binds more buffers than a GPU shader stage may hold.
+  const total =
+    squares.length === 0
+      ? undefined
+      : tf.tidy(() => squares.map((g) => tf.sum(tf.square(g))).reduce((sum, x) => tf.add(sum, x)));
+  const norm = total === undefined ? 0 : Math.sqrt((await total.data())[0] as number);
+  total?.dispose();
   const scale = Math.min(1, maxNorm / (norm + 1e-6));
   const clipped: tf.NamedTensorMap = {};
   for (const [name, g] of Object.entries(grads)) clipped[name] = tf.mul(g, scale);

@@ -106,14 +106,14 @@ describe("PolicyPool on wasm: two threads give the pool of one's results", () =>
     const shards = sftShards(pool, BATCH);
     expect(shards).toHaveLength(2);
     const split = await pool.gradients(sftPassLoss, shards);
-    const whole = shardGradients({ policy: model }, sftPassLoss.loss, shards.flat());
+    const whole = await shardGradients({ policy: model }, sftPassLoss.loss, shards.flat());
     const names = model.trainableVariables.map((v) => v.name);
     // The pool of one: one shard, whose gradient is the shard task's on this thread, bit for bit.
     const alone = PolicyPool.of({ policy: model });
     const own = sftShards(alone, BATCH);
     expect(own).toHaveLength(1);
     const local = await alone.gradients(sftPassLoss, own);
-    const direct = shardGradients({ policy: model }, sftPassLoss.loss, own[0] ?? []);
+    const direct = await shardGradients({ policy: model }, sftPassLoss.loss, own[0] ?? []);
     model.trainableVariables.forEach((v, i) => {
       const g = direct.grads[i];
       expect(local.grads[v.name] && Array.from(local.grads[v.name]?.dataSync() ?? [])).toEqual(
@@ -154,7 +154,7 @@ describe("PolicyPool on wasm: two threads give the pool of one's results", () =>
 
   it("takes the same optimizer step and sends the new weights before sampling again", async () => {
     const twin = tiny(11);
-    expectAllClose(readWeights(twin), readWeights(model), 0);
+    expectAllClose(await readWeights(twin), await readWeights(model), 0);
     const one = await sftStep(PolicyPool.of({ policy: twin }), createAdam({ learningRate: 0.01 }), BATCH, {
       maxGradNorm: 1,
     });
@@ -162,7 +162,7 @@ describe("PolicyPool on wasm: two threads give the pool of one's results", () =>
     expect(two.tokens).toBe(one.tokens);
     expect(two.loss).toBeCloseTo(one.loss, 5);
     expect(two.gradNorm).toBeCloseTo(one.gradNorm, 5);
-    expectAllClose(readWeights(model), readWeights(twin), 1e-5);
+    expectAllClose(await readWeights(model), await readWeights(twin), 1e-5);
     const alone = await twin.sample(PROMPTS, OPTS);
     const split = await pool.sample(PROMPTS, OPTS);
     expect(split.tokens).toEqual(alone.tokens);

@@ -103,7 +103,7 @@ export class PolicyPool {
   /** Sends the weights that changed since the last call to every worker. */
   async syncWeights(): Promise<void> {
     for (const [role, tracker] of this.trackers) {
-      const values = tracker.changed();
+      const values = await tracker.changed();
       if (values !== undefined) await this.all("weights", { role, values });
     }
   }
@@ -128,7 +128,7 @@ export class PolicyPool {
       );
     // The main thread's shard runs while the workers run theirs; a failed worker still frees it.
     const settled = Promise.allSettled(remote);
-    const local = shardGradients(this.models, task.loss, shards[0] ?? []);
+    const local = await shardGradients(this.models, task.loss, shards[0] ?? []);
     const results = await settled;
     const variables = this.models.policy.trainableVariables;
     const grads: tf.NamedTensorMap = {};
@@ -167,7 +167,7 @@ export class PolicyPool {
       .slice(1)
       .map((input, k) => this.request(this.threads[k] as Thread, "forward", { task: ref, input }));
     const settled = Promise.allSettled(remote);
-    const local = inputs.length > 0 ? [task.forward(this.models, inputs[0] as I)] : [];
+    const local = inputs.length > 0 ? [await task.forward(this.models, inputs[0] as I)] : [];
     const results = await settled;
     return [
       ...local,

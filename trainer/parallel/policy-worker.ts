@@ -43,8 +43,10 @@ async function handle(msg: Request): Promise<{ value: unknown; transfer?: ArrayB
     case "loss": {
       const task = await resolveTask(msg.task);
       if (task.loss === undefined) throw new Error(`${msg.task.name} is not a loss task`);
-      const out = shardGradients({ policy: model("policy"), ...models }, task.loss, msg.inputs);
-      const grads = out.grads.map((g) => (g === null ? null : (g.dataSync() as Float32Array).slice()));
+      const out = await shardGradients({ policy: model("policy"), ...models }, task.loss, msg.inputs);
+      const grads = await Promise.all(
+        out.grads.map(async (g) => (g === null ? null : ((await g.data()) as Float32Array).slice())),
+      );
       tf.dispose(out.grads.filter((g): g is tf.Tensor => g !== null));
       const transfer = grads.flatMap((g) => (g === null ? [] : [g.buffer as ArrayBuffer]));
       return { value: { grads, notes: out.notes }, transfer };
@@ -52,7 +54,7 @@ async function handle(msg: Request): Promise<{ value: unknown; transfer?: ArrayB
     case "forward": {
       const task = await resolveTask(msg.task);
       if (task.forward === undefined) throw new Error(`${msg.task.name} is not a forward task`);
-      return { value: task.forward({ policy: model("policy"), ...models }, msg.input) };
+      return { value: await task.forward({ policy: model("policy"), ...models }, msg.input) };
     }
   }
 }

@@ -16,7 +16,7 @@ export type Note = (name: string, value: tf.Tensor, weight: number) => void;
 export type PassLoss<I> = (models: ShardModels, input: I, note: Note) => tf.Scalar;
 
 /** A forward computation over one shard (scoring): plain data in, plain data out. */
-export type ShardForward<I, O> = (models: ShardModels, input: I) => O;
+export type ShardForward<I, O> = (models: ShardModels, input: I) => O | Promise<O>;
 
 /**
  * A function that worker threads can find again: `module` (its `import.meta.url`) exports the task
@@ -45,11 +45,11 @@ export type ShardGradients<G> = { grads: (G | null)[]; notes: Record<string, num
  * The summed gradient of `inputs`' pass losses, one pass at a time (one pass's activations alive at
  * once), in input order, as the single-threaded step accumulates them.
  */
-export function shardGradients<I>(
+export async function shardGradients<I>(
   models: ShardModels,
   loss: PassLoss<I>,
   inputs: readonly I[],
-): ShardGradients<tf.Tensor> {
+): Promise<ShardGradients<tf.Tensor>> {
   const variables = models.policy.trainableVariables as tf.Variable[];
   const sums: (tf.Tensor | null)[] = variables.map(() => null);
   const notes: Record<string, number> = {};
@@ -64,7 +64,7 @@ export function shardGradients<I>(
     const { value, grads } = tf.tidy(() => tf.variableGrads(() => loss(models, input, note), variables));
     value.dispose();
     for (const [name, v, weight] of noted)
-      notes[name] = (notes[name] ?? 0) + weight * (v.dataSync()[0] as number);
+      notes[name] = (notes[name] ?? 0) + weight * ((await v.data())[0] as number);
     tf.dispose(noted.map(([, v]) => v));
     variables.forEach((v, i) => {
       const g = grads[v.name];

@@ -2,8 +2,9 @@ import * as tf from "@tensorflow/tfjs-core";
 import type { PolicyModel } from "../model/types.js";
 
 /** A copy of every trainable weight, in `trainableVariables` order (copies pair variables by position). */
-export function readWeights(model: PolicyModel): Float32Array[] {
-  return model.trainableVariables.map((v) => Float32Array.from(v.dataSync() as Float32Array));
+export async function readWeights(model: PolicyModel): Promise<Float32Array[]> {
+  const values = await Promise.all(model.trainableVariables.map((v) => v.data()));
+  return values.map((d) => Float32Array.from(d as Float32Array));
 }
 
 /** Sets `model`'s weights to `values` (from {@link readWeights} on a model of the same config). */
@@ -40,8 +41,8 @@ export class WeightTracker {
   constructor(private readonly model: PolicyModel) {}
 
   /** The weights when they differ from the last ones returned, else undefined. */
-  changed(): Float32Array[] | undefined {
-    const now = readWeights(this.model);
+  async changed(): Promise<Float32Array[] | undefined> {
+    const now = await readWeights(this.model);
     if (this.sent !== undefined && same(this.sent, now)) return undefined;
     this.sent = now;
     return now;

@@ -24,23 +24,30 @@ export type ScoreOutput = ({ pass: Pass } & Scores)[];
 export const scorePasses = forwardTask<ScoreInput, ScoreOutput>(
   import.meta.url,
   "scorePasses",
-  (models: ShardModels, input) =>
-    input.passes.map(({ pass, ids, targets }) =>
-      tf.tidy(() => {
+  async (models: ShardModels, input) => {
+    const out: ScoreOutput = [];
+    // One pass at a time, as before: its tensors are read (with await, as webgpu needs) and freed
+    // before the next pass runs.
+    for (const { pass, ids, targets } of input.passes) {
+      const ref = input.reference ? models.reference : undefined;
+      if (input.reference && ref === undefined)
+        throw new Error("scoring asked for a reference this thread lacks");
+      const { logprobs, values, refLogprobs } = tf.tidy(() => {
         const idsT = tf.tensor2d(ids, undefined, "int32");
         const targetsT = tf.tensor2d(targets, undefined, "int32");
         const ev = models.policy.evaluate(idsT, targetsT, { values: input.values });
-        const ref = input.reference ? models.reference : undefined;
-        if (input.reference && ref === undefined)
-          throw new Error("scoring asked for a reference this thread lacks");
-        return {
-          pass,
-          logprobs: ev.logprobs.arraySync(),
-          ...(ev.values ? { values: ev.values.arraySync() } : {}),
-          ...(ref ? { refLogprobs: ref.logprobsOf(idsT, targetsT).arraySync() } : {}),
-        };
-      }),
-    ),
+        return { logprobs: ev.logprobs, values: ev.values, refLogprobs: ref?.logprobsOf(idsT, targetsT) };
+      });
+      out.push({
+        pass,
+        logprobs: (await logprobs.array()) as number[][],
+        ...(values ? { values: (await values.array()) as number[][] } : {}),
+        ...(refLogprobs ? { refLogprobs: (await refLogprobs.array()) as number[][] } : {}),
+      });
+      tf.dispose([logprobs, ...(values ? [values] : []), ...(refLogprobs ? [refLogprobs] : [])]);
+    }
+    return out;
+  },
 );
 
 /**

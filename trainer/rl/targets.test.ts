@@ -20,7 +20,7 @@ const zeros = (): Scores => ({
 });
 
 describe("computeTargets", () => {
-  it("GRPO: the group-normalised outcome on each response token, negatives weighted", () => {
+  it("GRPO: the group-normalised outcome on each response token, negatives weighted", async () => {
     // Rows of width 5 − 1 = 4; the response is predicted at positions 2 and 3.
     expect(batch.mask).toEqual([
       [0, 0, 1, 1],
@@ -29,7 +29,7 @@ describe("computeTargets", () => {
     // s = [1, 0]: mean 0.5, unbiased std √0.5 = 0.7071068; a = ±0.5/(0.7071068 + 1e-6) = ±0.7071058.
     const a = 0.5 / (Math.SQRT1_2 + 1e-6);
     const cfg = TrainConfig.parse({ algorithm: "grpo", negativeAdvantageWeight: 0.25 });
-    const t = computeTargets(batch, zeros(), cfg, "grpo");
+    const t = await computeTargets(batch, zeros(), cfg, "grpo");
     const want = [
       [0, 0, a, a],
       [0, 0, -0.25 * a, -0.25 * a],
@@ -41,7 +41,7 @@ describe("computeTargets", () => {
     });
   });
 
-  it("rewardFrom success: learns from the success verdict alone, not from partial credit", () => {
+  it("rewardFrom success: learns from the success verdict alone, not from partial credit", async () => {
     // One group of three one-step episodes with env rewards 0.6 (partial credit: bought, not all of it
     // right), 0 and 1; only the last is a success.
     const partial = buildBatch(
@@ -55,21 +55,21 @@ describe("computeTargets", () => {
     // Success: s = [0, 0, 1], mean 1/3, unbiased std √((1/9 + 1/9 + 4/9)/2) = √(1/3) = 0.5773503,
     // a = (s − 1/3)/(√(1/3) + 1e-6) = −0.5773493, −0.5773493, 1.1546986: the partial credit is pushed down.
     const sd = Math.sqrt(1 / 3) + 1e-6;
-    const success = computeTargets(partial, scores(), cfg, "grpo");
+    const success = await computeTargets(partial, scores(), cfg, "grpo");
     [-1 / 3 / sd, -1 / 3 / sd, 2 / 3 / sd].forEach((a, r) => {
       expect(success.advantages[r]?.[2]).toBeCloseTo(a, 5);
     });
     // Env rewards: s = [0.6, 0, 1], mean 1.6/3 = 0.5333333, deviations 0.0666667, −0.5333333, 0.4666667,
     // unbiased variance (0.0044444 + 0.2844444 + 0.2177778)/2 = 0.2533333, std 0.5033223: the partial
     // credit is pulled up, a = 0.0666667/(0.5033223 + 1e-6) = 0.1324532.
-    const env = computeTargets(partial, scores(), { ...cfg, rewardFrom: "env" }, "grpo");
+    const env = await computeTargets(partial, scores(), { ...cfg, rewardFrom: "env" }, "grpo");
     expect(env.advantages[0]?.[2]).toBeCloseTo((0.6 - 1.6 / 3) / (Math.sqrt(0.76 / 3) + 1e-6), 5);
     expect(env.advantages[0]?.[2]).toBeCloseTo(0.1324532, 5);
   });
 
-  it("StepPO: step advantages whitened over the tokens, value targets at each step's last prompt token", () => {
+  it("StepPO: step advantages whitened over the tokens, value targets at each step's last prompt token", async () => {
     const cfg = TrainConfig.parse({ algorithm: "steppo" });
-    const t = computeTargets(batch, zeros(), cfg, "steppo");
+    const t = await computeTargets(batch, zeros(), cfg, "steppo");
     // V = 0, γ = λ = 1: A_step = R = [1], [0]. Over the 4 tokens [1, 1, 0, 0]: mean 0.5, unbiased
     // variance 4·0.25/3 = 1/3, so whitened ±0.5/√(1/3 + 1e-8) = ±0.8660254.
     const w = 0.5 / Math.sqrt(1 / 3 + 1e-8);

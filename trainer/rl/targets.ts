@@ -31,36 +31,45 @@ export type TargetSettings = Pick<
  * (an episode's response tokens of all its steps back to back, batch.ts): rewards go there, the
  * estimator runs there, and its outputs come back onto the rows.
  */
-export function computeTargets(
+export async function computeTargets(
   batch: TrainBatch,
   scores: Scores,
   cfg: TargetSettings,
   estimator: AdvantageEstimatorName,
-): Targets {
-  const flat = tf.tidy(() => {
-    const mask = tf.tensor2d(toFlat(batch, () => 1));
-    const tokenRewards = rewardsPerToken(batch, scores, cfg, mask);
-    const out = advantageEstimators[estimator](estimatorInput(batch, scores, tokenRewards, mask), {
+): Promise<Targets> {
+  // The estimators read their tensors with await, so no tf.tidy can hold them: every tensor made
+  // here is listed and freed at the end.
+  const made: tf.Tensor[] = [];
+  const own: Own = (t) => {
+    made.push(t);
+    return t;
+  };
+  try {
+    const mask = own(tf.tensor2d(toFlat(batch, () => 1)));
+    const tokenRewards = await rewardsPerToken(batch, scores, cfg, mask, own);
+    const out = await advantageEstimators[estimator](estimatorInput(batch, scores, tokenRewards, mask, own), {
       gamma: cfg.gamma,
       lambda: cfg.lambda,
       eps: 1e-6,
       whiten: true,
     });
+    for (const t of [out.advantages, out.returns, out.stepReturns]) if (t) own(t);
     const advantages =
       cfg.negativeAdvantageWeight === 1
         ? out.advantages
-        : weighNegativeAdvantages(out.advantages, cfg.negativeAdvantageWeight);
+        : own(weighNegativeAdvantages(out.advantages, cfg.negativeAdvantageWeight));
+    const returns = fromFlat(batch, await out.returns.array());
     return {
-      advantages: advantages.arraySync(),
-      returns: out.returns.arraySync(),
-      stepReturns: out.stepReturns?.arraySync(),
+      advantages: fromFlat(batch, await advantages.array()),
+      ...valueTargetsOf(batch, ESTIMATOR_CRITICS[estimator], returns, await out.stepReturns?.array()),
     };
-  });
-  return {
-    advantages: fromFlat(batch, flat.advantages),
-    ...valueTargetsOf(batch, ESTIMATOR_CRITICS[estimator], fromFlat(batch, flat.returns), flat.stepReturns),
-  };
+  } finally {
+    tf.dispose(made);
+  }
 }
+
+/** Lists a tensor for {@link computeTargets} to free, and hands it back. */
+type Own = <T extends tf.Tensor>(t: T) => T;
 
 /** The reward step k of an episode trains with: the env's, or under `rewardFrom: success` 1 on a successful episode's last step. */
 export function stepReward(t: Trajectory, k: number, rewardFrom: TrainConfig["rewardFrom"]): number {
@@ -78,7 +87,13 @@ export function episodeScore(t: Trajectory, rewardFrom: TrainConfig["rewardFrom"
  * group first, with `processRewardNorm: prime`), minus β·KL to the reference per token when the KL is a
  * reward penalty.
  */
-function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings, mask: tf.Tensor2D) {
+async function rewardsPerToken(
+  batch: TrainBatch,
+  scores: Scores,
+  cfg: TargetSettings,
+  mask: tf.Tensor2D,
+  own: Own,
+): Promise<tf.Tensor2D> {
   const stepEnds = batch.episodes.map((e) =>
     Array.from({ length: batch.maxSteps }, (_, k) => {
       const span = e.spans[k];
@@ -86,25 +101,25 @@ function rewardsPerToken(batch: TrainBatch, scores: Scores, cfg: TargetSettings,
       return (e.offsetOfStep[k] as number) + span.length - 1;
     }),
   );
-  let stepRewards = tf.tensor2d(
-    batch.episodes.map((e) =>
-      Array.from({ length: batch.maxSteps }, (_, k) => stepReward(e.trajectory, k, cfg.rewardFrom)),
+  let stepRewards = own(
+    tf.tensor2d(
+      batch.episodes.map((e) =>
+        Array.from({ length: batch.maxSteps }, (_, k) => stepReward(e.trajectory, k, cfg.rewardFrom)),
+      ),
     ),
   );
   if (cfg.processRewardNorm === "prime") {
-    const stepMask = tf.tensor2d(stepEnds.map((row) => row.map((t) => (t >= 0 ? 1 : 0))));
-    stepRewards = primeNormalise(stepRewards, stepMask, groupsOf(batch));
+    const stepMask = own(tf.tensor2d(stepEnds.map((row) => row.map((t) => (t >= 0 ? 1 : 0)))));
+    stepRewards = own(await primeNormalise(stepRewards, stepMask, groupsOf(batch)));
   }
-  const tokenRewards = placeStepRewards(
-    stepRewards,
-    tf.tensor2d(stepEnds, undefined, "int32"),
-    batch.flatWidth,
+  const tokenRewards = own(
+    await placeStepRewards(stepRewards, own(tf.tensor2d(stepEnds, undefined, "int32")), batch.flatWidth),
   );
   if (!(cfg.klCoef > 0 && cfg.klMode === "reward" && scores.refLogprobs)) return tokenRewards;
   const ref = scores.refLogprobs;
-  const lp = tf.tensor2d(toFlat(batch, (r, t) => at(scores.logprobs, r, t)));
-  const refLp = tf.tensor2d(toFlat(batch, (r, t) => at(ref, r, t)));
-  return klRewardPenalty(tokenRewards, lp, refLp, mask, cfg.klCoef);
+  const lp = own(tf.tensor2d(toFlat(batch, (r, t) => at(scores.logprobs, r, t))));
+  const refLp = own(tf.tensor2d(toFlat(batch, (r, t) => at(ref, r, t))));
+  return own(klRewardPenalty(tokenRewards, lp, refLp, mask, cfg.klCoef));
 }
 
 /**
@@ -116,25 +131,30 @@ function estimatorInput(
   scores: Scores,
   tokenRewards: tf.Tensor2D,
   mask: tf.Tensor2D,
+  own: Own,
 ): AdvantageInput {
   const input: AdvantageInput = { tokenRewards, mask, groups: groupsOf(batch) };
   const values = scores.values;
   if (!values) return input;
   return {
     ...input,
-    values: tf.tensor2d(toFlat(batch, (r, t) => at(values, r, t))),
-    stepValues: tf.tensor2d(
-      batch.episodes.map((e) =>
-        Array.from({ length: batch.maxSteps }, (_, k) => {
-          const span = e.spans[k];
-          return span === undefined ? 0 : at(values, span.row, span.start);
-        }),
+    values: own(tf.tensor2d(toFlat(batch, (r, t) => at(values, r, t)))),
+    stepValues: own(
+      tf.tensor2d(
+        batch.episodes.map((e) =>
+          Array.from({ length: batch.maxSteps }, (_, k) => {
+            const span = e.spans[k];
+            return span === undefined ? 0 : at(values, span.row, span.start);
+          }),
+        ),
       ),
     ),
-    tokenStep: tf.tensor2d(
-      toFlat(batch, (_r, _t, k) => k, -1),
-      undefined,
-      "int32",
+    tokenStep: own(
+      tf.tensor2d(
+        toFlat(batch, (_r, _t, k) => k, -1),
+        undefined,
+        "int32",
+      ),
     ),
   };
 }

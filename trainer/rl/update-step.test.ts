@@ -54,14 +54,14 @@ async function ppoPasses(m: PolicyModel) {
     reference: false,
     budget: 1,
   });
-  const targets = computeTargets(batch, scores, cfg, "gae");
+  const targets = await computeTargets(batch, scores, cfg, "gae");
   const loss = lossSettings(cfg, true);
   return minibatchShards({ batch, scores, targets }, [0, 1, 2, 3], loss, m.config, 1, 1).flat();
 }
 
 /** One pass's gradient by variable name and its weighted metrics, as a thread computes them. */
-function passGradients(m: PolicyModel, pass: RlPassInput) {
-  const out = shardGradients({ policy: m }, rlPassLoss, [pass]);
+async function passGradients(m: PolicyModel, pass: RlPassInput) {
+  const out = await shardGradients({ policy: m }, rlPassLoss, [pass]);
   const grads: tf.NamedTensorMap = {};
   m.trainableVariables.forEach((v, i) => {
     const g = out.grads[i];
@@ -81,8 +81,8 @@ describe("one pass of the update step", () => {
     expect(passes).toHaveLength(4);
     const pass = passes[0];
     if (!pass) throw new Error("no pass");
-    const here = passGradients(m, pass);
-    const there = passGradients(m, structuredClone(pass));
+    const here = await passGradients(m, pass);
+    const there = await passGradients(m, structuredClone(pass));
     expect(values(there.grads)).toEqual(values(here.grads));
     expect(there.metrics).toEqual(here.metrics);
     expect(Object.keys(here.metrics)).toEqual([
@@ -101,7 +101,7 @@ describe("one pass of the update step", () => {
     const pass = (await ppoPasses(m))[1];
     if (!pass) throw new Error("no pass");
     const before = tf.memory().numTensors;
-    const { grads } = passGradients(m, pass);
+    const { grads } = await passGradients(m, pass);
     expect(tf.memory().numTensors - before).toBe(Object.keys(grads).length);
     tf.dispose(Object.values(grads));
     m.dispose();
@@ -114,11 +114,11 @@ describe("one pass of the update step", () => {
     const grads: tf.NamedTensorMap = {};
     const metrics: Record<string, number> = {};
     for (const pass of passes) {
-      const out = passGradients(m, pass);
+      const out = await passGradients(m, pass);
       accumulate(grads, out.grads);
       for (const [k, v] of Object.entries(out.metrics)) metrics[k] = (metrics[k] ?? 0) + v;
     }
-    const shard = shardGradients({ policy: m }, rlPassTask.loss, passes);
+    const shard = await shardGradients({ policy: m }, rlPassTask.loss, passes);
     const byName = m.trainableVariables.map((v) => grads[v.name]);
     shard.grads.forEach((g, i) => {
       expect(g && Array.from(g.dataSync())).toEqual(byName[i] && Array.from(byName[i].dataSync()));
@@ -139,9 +139,11 @@ describe("a detached value head", () => {
       advantages: first.advantages.map((row) => row.map(() => 0)),
       loss: { ...first.loss, entropyCoef: 0 },
     };
-    const shared = values(passGradients(m, { ...pass, loss: { ...pass.loss, valueTrunk: "shared" } }).grads);
+    const shared = values(
+      (await passGradients(m, { ...pass, loss: { ...pass.loss, valueTrunk: "shared" } })).grads,
+    );
     const detached = values(
-      passGradients(m, { ...pass, loss: { ...pass.loss, valueTrunk: "detached" } }).grads,
+      (await passGradients(m, { ...pass, loss: { ...pass.loss, valueTrunk: "detached" } })).grads,
     );
     const head = new Set(m.valueVariables.map((v) => v.name));
     expect(head.size).toBe(2);
@@ -160,15 +162,15 @@ describe("a detached value head", () => {
     m.dispose();
   });
 
-  it("is clipped apart: each group is scaled to the bound by its own norm", () => {
+  it("is clipped apart: each group is scaled to the bound by its own norm", async () => {
     const a = tf.variable(tf.tensor1d([1, 1]), true, "a");
     const b = tf.variable(tf.tensor1d([1, 1]), true, "b");
-    const step = (apart: Set<string>) => {
+    const step = async (apart: Set<string>) => {
       a.assign(tf.tensor1d([1, 1]));
       b.assign(tf.tensor1d([1, 1]));
       // ‖g_a‖ = √(3² + 4²) = 5 and ‖g_b‖ = 12; together √(25 + 144) = 13.
       const grads = { a: tf.tensor1d([3, 4]), b: tf.tensor1d([0, 12]) };
-      const norms = applyGradients(tf.train.sgd(1), grads, 1, apart);
+      const norms = await applyGradients(tf.train.sgd(1), grads, 1, apart);
       return { norms, a: Array.from(a.dataSync()), b: Array.from(b.dataSync()) };
     };
     const close = (got: number[], want: number[]) => {
@@ -178,12 +180,12 @@ describe("a detached value head", () => {
       });
     };
     // One group: both scaled by 1/13, so a moves by (3, 4)/13 and b by (0, 12)/13.
-    const joint = step(new Set());
+    const joint = await step(new Set());
     expect(joint.norms).toEqual({ norm: expect.closeTo(13, 5) });
     close(joint.a, [1 - 3 / 13, 1 - 4 / 13]);
     close(joint.b, [1, 1 - 12 / 13]);
     // b apart: a scaled by 1/5, moving by (0.6, 0.8); b by 1/12, moving by (0, 1).
-    const split = step(new Set(["b"]));
+    const split = await step(new Set(["b"]));
     expect(split.norms).toEqual({ norm: expect.closeTo(5, 5), apartNorm: expect.closeTo(12, 5) });
     close(split.a, [0.4, 0.2]);
     close(split.b, [1, 0]);

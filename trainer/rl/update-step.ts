@@ -118,16 +118,16 @@ export const rlPassTask = lossTask(import.meta.url, "rlPassTask", rlPassLoss);
  * clipping. The gradients named in `apart` (a detached value head's) are clipped to the same bound as a
  * group of their own, and their norm is returned as `apartNorm`.
  */
-export function applyGradients(
+export async function applyGradients(
   optimizer: tf.Optimizer,
   grads: tf.NamedTensorMap,
   maxGradNorm: number,
   apart: ReadonlySet<string> = new Set(),
-): { norm: number; apartNorm?: number } {
+): Promise<{ norm: number; apartNorm?: number }> {
   const groups: [tf.NamedTensorMap, tf.NamedTensorMap] = [{}, {}];
   for (const [name, g] of Object.entries(grads)) groups[apart.has(name) ? 1 : 0][name] = g;
-  const main = clipGradNorm(groups[0], maxGradNorm);
-  const side = apart.size > 0 ? clipGradNorm(groups[1], maxGradNorm) : undefined;
+  const main = await clipGradNorm(groups[0], maxGradNorm);
+  const side = apart.size > 0 ? await clipGradNorm(groups[1], maxGradNorm) : undefined;
   optimizer.applyGradients({ ...main.grads, ...side?.grads });
   tf.dispose([...Object.values(grads), ...Object.values(main.grads), ...Object.values(side?.grads ?? {})]);
   return side ? { norm: main.norm, apartNorm: side.norm } : { norm: main.norm };

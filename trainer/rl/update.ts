@@ -56,7 +56,7 @@ export async function rlUpdate(
     reference: ctx.reference !== undefined,
     budget: passElements,
   });
-  const targets = computeTargets(batch, scores, cfg, method.estimator);
+  const targets = await computeTargets(batch, scores, cfg, method.estimator);
   const apart = new Set(
     loss.critic && cfg.valueTrunk === "detached" ? ctx.model.valueVariables.map((v) => v.name) : [],
   );
@@ -75,7 +75,7 @@ export async function rlUpdate(
       // A minibatch with no trained token takes no optimizer step.
       if (shards.length === 0) continue;
       const { grads, notes: metrics } = await pool.gradients(rlPassTask, shards);
-      const norms = applyGradients(ctx.optimizer, grads, cfg.maxGradNorm, apart);
+      const norms = await applyGradients(ctx.optimizer, grads, cfg.maxGradNorm, apart);
       metrics["grad/norm"] = norms.norm;
       if (norms.apartNorm !== undefined) metrics["grad/value_norm"] = norms.apartNorm;
       addInto(sums, metrics);

@@ -83,7 +83,7 @@ export async function sftStep(
   const shards = sftShards(pool, batch, opts.passElements);
   if (shards.length === 0) return { loss: 0, gradNorm: 0, tokens: 0 };
   const { grads, notes } = await pool.gradients(sftPassLoss, shards);
-  const clipped = clipGradNorm(grads, opts.maxGradNorm ?? Number.POSITIVE_INFINITY);
+  const clipped = await clipGradNorm(grads, opts.maxGradNorm ?? Number.POSITIVE_INFINITY);
   // Every variable, in order: tfjs optimizers index their slots by position in this list (and skip a
   // null gradient), so the saved optimizer state keeps one layout whichever variables got gradients.
   optimizer.applyGradients(
