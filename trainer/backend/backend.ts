@@ -23,13 +23,6 @@ export interface BackendInfo {
 /** tfjs-node and tfjs-node-gpu both register as "tensorflow"; the package tells them apart. */
 const registeredName = (name: BackendName): string => (name === "tensorflow-gpu" ? "tensorflow" : name);
 
-/**
- * Tried when none is named: every backend but webgpu. The trainer's steps read the loss, the gradient
- * norm and the scores synchronously (dataSync), which Dawn cannot do in Node, so picking webgpu by
- * itself would fail the first training step; by name it serves sampling, scoring and evaluation.
- */
-const AUTO_BACKENDS = BACKENDS.filter((name) => name !== "webgpu");
-
 async function tryBackend(name: BackendName, byName: boolean): Promise<Result<void>> {
   if (name === "webgpu") {
     const gpu = await startWebGpu({ allowSoftware: byName });
@@ -68,10 +61,12 @@ export function isBackendName(name: string): name is BackendName {
 
 /**
  * Selects the tfjs backend: `requested` when given (an error if it cannot load), otherwise the first of
- * tfjs-node-gpu, tfjs-node, wasm, cpu that loads (webgpu only when named).
+ * tfjs-node-gpu, webgpu on a hardware adapter (a software one, lavapipe, only when named: wasm is
+ * faster), tfjs-node, wasm, cpu that loads. Every training path reads tensors with await, so webgpu
+ * runs SFT and RL as the others do.
  */
 export async function initBackend(requested?: BackendName): Promise<Result<BackendInfo>> {
-  const candidates = requested === undefined ? AUTO_BACKENDS : [requested];
+  const candidates = requested === undefined ? BACKENDS : [requested];
   const skipped: string[] = [];
   for (const name of candidates) {
     const tried = await tryBackend(name, requested !== undefined);

@@ -19,12 +19,16 @@ vi.mock("@tensorflow/tfjs-node-gpu", async () => {
   return {};
 });
 
+// And no WebGPU adapter either (next in the order), whatever this machine has.
+const NO_ADAPTER = "webgpu: no adapter (stood in)";
+vi.mock("./webgpu.js", async () => ({ startWebGpu: async () => ({ ok: false, error: NO_ADAPTER }) }));
+
 describe("tensorflow-gpu without a usable GPU", () => {
   it("is not reported as a GPU backend: the reason is logged and TensorFlow's CPU backend is taken", async () => {
     const got = await initBackend();
     expect(got).toEqual({
       ok: true,
-      value: { name: "tensorflow", skipped: [noGpuDevice("@tensorflow/tfjs-node-gpu")] },
+      value: { name: "tensorflow", skipped: [noGpuDevice("@tensorflow/tfjs-node-gpu"), NO_ADAPTER] },
     });
     expect(tf.getBackend()).toBe("tensorflow");
   });

@@ -1,3 +1,3 @@
-/** Names accepted by `--backend`, in the order `initBackend` tries them when none is given (webgpu only by name). */
-export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu", "webgpu"] as const;
+/** Names accepted by `--backend`, in the order `initBackend` tries them when none is given. */
+export const BACKENDS = ["tensorflow-gpu", "webgpu", "tensorflow", "wasm", "cpu"] as const;
 export type BackendName = (typeof BACKENDS)[number];

@@ -35,6 +35,17 @@ describe("webgpu never computes wrong silently", () => {
     tf.dispose(parts);
   });
 
+  it("refuses a synchronous read of a tensor on the GPU with one clear line", async () => {
+    // Large enough to run on the GPU (tfjs-webgpu computes small CPU-held tensors on the CPU).
+    const onGpu = tf.add(tf.fill([4096], 1), 1);
+    expect(() => onGpu.dataSync()).toThrow(
+      /^webgpu: a synchronous read \(dataSync\/arraySync\) of a tensor on the GPU is not possible in Node/,
+    );
+    // The awaited read every training path uses works.
+    expect((await onGpu.data())[0]).toBe(2);
+    onGpu.dispose();
+  });
+
   it("fails every read after an uncaptured device error, with Dawn's message", async () => {
     // Large enough to run on the GPU (tfjs-webgpu computes small CPU-held tensors on the CPU).
     const before = tf.fill([4096], 2);

@@ -30,7 +30,7 @@ export async function saveCheckpoint(dir: string, ckpt: Checkpoint): Promise<Res
   await writeAtomic(join(dir, "config.json"), json(toHfConfig(config)));
   await writeAtomic(
     join(dir, "model.safetensors"),
-    encodeSafetensors(exportHfTensors(weights, config), { format: "pt" }),
+    encodeSafetensors(await exportHfTensors(weights, config), { format: "pt" }),
   );
   await saveTokenizer(dir, ckpt.tokenizer, config.arch);
   if (state) {

@@ -73,7 +73,10 @@ describe("expandDepth", () => {
       [257, 200, 14, 99, 3, 261, 42, 263],
     ];
     const before = logprobsOf(made.value, ids);
-    const deeper = expandDepth({ model: made.value, tokenizer: new ByteTokenizer(), meta: { step: 7 } }, 4);
+    const deeper = await expandDepth(
+      { model: made.value, tokenizer: new ByteTokenizer(), meta: { step: 7 } },
+      4,
+    );
     if (!deeper.ok) throw new Error(deeper.error);
     const { checkpoint } = deeper.value;
     expect(checkpoint.model.config.nLayers).toBe(4);

@@ -60,17 +60,17 @@ export function expandTensors(
  * `checkpoint`'s model made `layers` deep by {@link depthPlan}, with its tokenizer and no optimizer
  * state (Adam's moments belong to the old shapes). The step count restarts at 0.
  */
-export function expandDepth(
+export async function expandDepth(
   checkpoint: Checkpoint,
   layers: number,
-): Result<{ checkpoint: Checkpoint; plan: DepthSlot[] }> {
+): Promise<Result<{ checkpoint: Checkpoint; plan: DepthSlot[] }>> {
   const { model } = checkpoint;
   if (!(model instanceof Transformer)) return err("only models made by createModel can be expanded");
   const plan = depthPlan(model.config.nLayers, layers);
   if (!plan.ok) return plan;
   const config = { ...model.config, nLayers: layers };
   const weights = importHfTensors(
-    expandTensors(exportHfTensors(model.weights, model.config), plan.value),
+    expandTensors(await exportHfTensors(model.weights, model.config), plan.value),
     config,
   );
   if (!weights.ok) return err(weights.error);

@@ -19,15 +19,19 @@ function transpose(data: Float32Array | Int32Array, rows: number, cols: number):
   return out;
 }
 
-const values = (v: tf.Variable): Float32Array => v.dataSync() as Float32Array;
+/** A variable's values: read with await, as webgpu needs, once for the whole export. */
+type Values = ReadonlyMap<tf.Variable, Float32Array>;
 
 /** `[in, out]` variable → HF `[out, in]` tensor. */
-function linearOut(v: tf.Variable): StoredTensor {
+function linearOut(v: tf.Variable, values: Values): StoredTensor {
   const [rows, cols] = v.shape as [number, number];
-  return { shape: [cols, rows], data: transpose(values(v), rows, cols) };
+  return { shape: [cols, rows], data: transpose(values.get(v) as Float32Array, rows, cols) };
 }
 
-const vector = (v: tf.Variable): StoredTensor => ({ shape: [...v.shape], data: values(v) });
+const vector = (v: tf.Variable, values: Values): StoredTensor => ({
+  shape: [...v.shape],
+  data: values.get(v) as Float32Array,
+});
 
 /** The names of one layer's tensors and our variable for each. */
 function layerEntries(l: LayerWeights): [string, tf.Variable, "linear" | "vector"][] {
@@ -76,19 +80,28 @@ export function hfVariables(w: Weights): Map<string, tf.Variable> {
   return out;
 }
 
-export function exportHfTensors(w: Weights, c: ModelConfig): Map<string, StoredTensor> {
+export async function exportHfTensors(w: Weights, c: ModelConfig): Promise<Map<string, StoredTensor>> {
+  const variables = [...hfVariables(w).values()];
+  const read = await Promise.all(variables.map((v) => v.data()));
+  const values: Values = new Map(variables.map((v, i) => [v, read[i] as Float32Array]));
   const out = new Map<string, StoredTensor>();
-  out.set("model.embed_tokens.weight", { shape: [c.vocabSize, c.dModel], data: values(w.embed) });
+  out.set("model.embed_tokens.weight", {
+    shape: [c.vocabSize, c.dModel],
+    data: values.get(w.embed) as Float32Array,
+  });
   w.layers.forEach((l, i) => {
     for (const [name, v, kind] of layerEntries(l)) {
-      out.set(`model.layers.${i}.${name}`, kind === "linear" ? linearOut(v) : vector(v));
+      out.set(`model.layers.${i}.${name}`, kind === "linear" ? linearOut(v, values) : vector(v, values));
     }
   });
-  out.set("model.norm.weight", vector(w.finalNorm));
-  if (w.lmHead) out.set("lm_head.weight", linearOut(w.lmHead));
+  out.set("model.norm.weight", vector(w.finalNorm, values));
+  if (w.lmHead) out.set("lm_head.weight", linearOut(w.lmHead, values));
   if (w.valueHead) {
-    out.set("value_head.weight", { shape: [1, c.dModel], data: values(w.valueHead.weight) });
-    out.set("value_head.bias", vector(w.valueHead.bias));
+    out.set("value_head.weight", {
+      shape: [1, c.dModel],
+      data: values.get(w.valueHead.weight) as Float32Array,
+    });
+    out.set("value_head.bias", vector(w.valueHead.bias, values));
   }
   return out;
 }

@@ -30,7 +30,10 @@ export interface OptimizerState {
   tensors: Map<string, StoredTensor>;
 }
 
-const stored = (t: tf.Tensor): StoredTensor => ({ shape: [...t.shape], data: t.dataSync() as Float32Array });
+const stored = async (t: tf.Tensor): Promise<StoredTensor> => ({
+  shape: [...t.shape],
+  data: (await t.data()) as Float32Array,
+});
 
 /**
  * Adam's state keyed by the model's HF variable names. Works for any tfjs Adam (its slots carry the
@@ -54,8 +57,8 @@ export async function encodeOptimizerState(
     if (name === undefined || v.name !== `${engineName}/v`)
       return err(`the optimizer holds state for variable "${engineName}", which is not one of the model's`);
     variables.push(name);
-    tensors.set(`m/${name}`, stored(m.tensor));
-    tensors.set(`v/${name}`, stored(v.tensor));
+    tensors.set(`m/${name}`, await stored(m.tensor));
+    tensors.set(`v/${name}`, await stored(v.tensor));
   }
   // NamedAdam's host moments come as copies (its slots are not variables then): free them now.
   tf.dispose(slots.map((s) => s.tensor).filter((t) => !(t instanceof tf.Variable)));

@@ -35,7 +35,7 @@ export function registerExpand(program: Command): void {
       const loaded = await cliIO.loadCheckpoint(init);
       if (!loaded.ok) throw new UserError(`cannot load checkpoint ${init}: ${loaded.error}`);
       const { expandDepth } = await import("../checkpoint/expand-depth.js");
-      const deeper = expandDepth(loaded.value, layers);
+      const deeper = await expandDepth(loaded.value, layers);
       if (!deeper.ok) throw new UserError(`${init}: ${deeper.error}`);
       const { checkpoint, plan } = deeper.value;
       const saved = await cliIO.saveCheckpoint(out, checkpoint);

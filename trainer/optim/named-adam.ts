@@ -211,8 +211,8 @@ export class NamedAdam extends tf.AdamOptimizer {
       for (const x of moments) {
         const slot = host.get(x.variable);
         if (!slot) throw new Error(`no Adam slot for ${x.variable}`);
-        slot.m.set(x.m.dataSync());
-        slot.v.set(x.v.dataSync());
+        slot.m.set(await x.m.data());
+        slot.v.set(await x.v.data());
       }
       return;
     }
