@@ -1,96 +1,32 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { initBackend } from "../backend/backend.js";
-import { createModel } from "../model/create-model.js";
-import { frozenCopy } from "../model/frozen-copy.js";
 import type { PolicyModel } from "../model/types.js";
 import { createAdam } from "../optim/optimizer-step.js";
-import { PolicyPool } from "../parallel/policy-pool.js";
-import { TrainConfig } from "../rl/config.js";
-import { rlUpdate } from "../rl/update.js";
 import { type LossSettings, type RlPassInput, rlPassLoss } from "../rl/update-step.js";
-import type { Trajectory } from "../rollout/types.js";
-import { maskedNll, sftStep } from "../sft/step.js";
-import { stepRecord, trajectory } from "./rollout-fixtures.js";
+import { maskedNll } from "../sft/step.js";
+import {
+  flat,
+  gap,
+  IDS,
+  ids,
+  judge,
+  MASK,
+  onBoth,
+  type ParityResult,
+  TARGETS,
+  TOL,
+  targets,
+  tiny,
+} from "./parity-kit.js";
+import { STEP_CASES } from "./webgpu-parity-steps.js";
+
+export type { ParityResult } from "./parity-kit.js";
 
 /**
- * The webgpu backend against the cpu backend on the same model (same config, same seed, so the same
- * initial weights), for `npm run test:gpu` and the device check. Each case runs its body once per
- * backend and returns the largest differences and what was out of tolerance. Tolerances: float32 sums
- * in another order differ by a few ulps per term; 1e-5 absolute on values of order 1 (logits,
- * log-probabilities) and 1e-5 relative to the largest element on gradients is ~100 ulps (Adam's updated
- * weights: 1e-4, see there), far below what a wrong kernel gives (≥ 1e-2).
+ * The webgpu backend against the cpu backend, for `npm run test:gpu` and the device check: the model's
+ * forward, log-probabilities, gradients, sampling and Adam here, the trainer's SFT step and RL
+ * iteration in webgpu-parity-steps.ts. Each case runs its body once per backend and returns the
+ * largest differences and what was out of tolerance (parity-kit.ts).
  */
-
-export interface ParityResult {
-  figures: Record<string, number>;
-  /** What was out of tolerance; empty when the backends agree. */
-  failures: string[];
-}
-
-const TINY = { vocabSize: 32, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, contextLength: 16 };
-const IDS = [
-  [1, 2, 3, 4, 5, 6],
-  [7, 8, 9, 10, 11, 0],
-];
-const TARGETS = [
-  [2, 3, 4, 5, 6, 7],
-  [8, 9, 10, 11, 12, 0],
-];
-const MASK = [
-  [0, 0, 1, 1, 1, 1],
-  [0, 0, 1, 1, 1, 0],
-];
-const TOL = 1e-5;
-
-function tiny(): PolicyModel {
-  const made = createModel(TINY, { seed: 5 });
-  if (!made.ok) throw new Error(made.error);
-  return made.value;
-}
-
-async function use(name: "cpu" | "webgpu"): Promise<void> {
-  const ready = await initBackend(name);
-  if (!ready.ok) throw new Error(ready.error);
-}
-
-/** Runs `body` on cpu, then on webgpu; returns both results. */
-async function onBoth<T>(body: () => Promise<T>): Promise<{ cpu: T; gpu: T }> {
-  await use("cpu");
-  const cpu = await body();
-  await use("webgpu");
-  const gpu = await body();
-  return { cpu, gpu };
-}
-
-/** The largest |a − b| over all elements, and the largest |a|. */
-function gap(a: ArrayLike<number>, b: ArrayLike<number>): { diff: number; scale: number } {
-  if (a.length !== b.length) return { diff: Number.POSITIVE_INFINITY, scale: 1 };
-  let diff = 0;
-  let scale = 0;
-  for (let i = 0; i < a.length; i++) {
-    diff = Math.max(diff, Math.abs((a[i] as number) - (b[i] as number)));
-    scale = Math.max(scale, Math.abs(a[i] as number));
-  }
-  return { diff, scale };
-}
-
-/** Figures, and a failure for each that is not below its bound. */
-function judge(
-  figures: Record<string, number>,
-  bounds: Record<string, number>,
-  extra: string[] = [],
-): ParityResult {
-  const failures = Object.entries(bounds)
-    .filter(([name, bound]) => !((figures[name] ?? Number.NaN) < bound))
-    .map(([name, bound]) => `${name} ${figures[name]} not below ${bound}`);
-  return { figures, failures: [...failures, ...extra] };
-}
-
-const flat = async (ts: readonly tf.Tensor[]) =>
-  Float32Array.from((await Promise.all(ts.map((t) => t.data()))).flatMap((d) => [...d]));
-
-const ids = () => tf.tensor2d(IDS, undefined, "int32");
-const targets = () => tf.tensor2d(TARGETS, undefined, "int32");
 
 /** The loss and every gradient element of `loss(model)`, read with await. */
 async function lossAndGrads(loss: (model: PolicyModel) => tf.Scalar) {
@@ -133,27 +69,6 @@ const RL_INPUT: RlPassInput = {
   share: { tokens: 1, agg: 1, value: 1 },
   loss: RL_LOSS,
 };
-
-/**
- * Two groups of two two-step episodes (a call, then an answer after observation ids), rewarded 1 and
- * 0 within each group, so GRPO's advantages have both signs.
- */
-const RL_EPISODES = (): Trajectory[] =>
-  [0, 1, 2, 3].map((e) =>
-    trajectory([
-      stepRecord({ episode: e, group: e >> 1, promptIds: [1, 2, 3], responseIds: [4, 5 + e] }),
-      stepRecord({
-        episode: e,
-        group: e >> 1,
-        step: 1,
-        promptIds: [1, 2, 3, 4, 5 + e, 9, 9],
-        responseIds: [10, 11, 12 + e],
-        responseLogprobs: [-3, -3, -3],
-        reward: e % 2 === 0 ? 1 : 0,
-        done: true,
-      }),
-    ]),
-  );
 
 export const PARITY_CASES: Record<string, () => Promise<ParityResult>> = {
   "forward pass (logits)": async () => {
@@ -249,75 +164,5 @@ export const PARITY_CASES: Record<string, () => Promise<ParityResult>> = {
     );
   },
 
-  "one SFT step (sftStep: passes, gradient clipping, Adam)": async () => {
-    const { cpu, gpu } = await onBoth(async () => {
-      const model = tiny();
-      const adam = createAdam({ learningRate: 1e-2 });
-      const pool = PolicyPool.of({ policy: model });
-      const batch = { ids: IDS, targets: TARGETS, mask: MASK };
-      // A clip bound below the gradient's norm, so the clipped step is the one compared; passes of
-      // one row each, so the pass split and the summed gradient are too.
-      const steps = [];
-      for (let step = 0; step < 2; step++)
-        steps.push(await sftStep(pool, adam, batch, { maxGradNorm: 0.5, passElements: 1 }));
-      const weights = await flat(model.trainableVariables);
-      model.dispose();
-      adam.dispose();
-      return { steps, weights };
-    });
-    const w = gap(cpu.weights, gpu.weights);
-    const figures = {
-      sft_step_loss: gap(
-        cpu.steps.map((s) => s.loss),
-        gpu.steps.map((s) => s.loss),
-      ).diff,
-      sft_step_grad_norm: gap(
-        cpu.steps.map((s) => s.gradNorm),
-        gpu.steps.map((s) => s.gradNorm),
-      ).diff,
-      sft_step_weights_relative: w.diff / w.scale,
-    };
-    const clipped = cpu.steps.every((s) => s.gradNorm > 0.5) ? [] : ["the gradient was not clipped"];
-    return judge(
-      figures,
-      { sft_step_loss: TOL, sft_step_grad_norm: TOL, sft_step_weights_relative: 1e-4 },
-      clipped,
-    );
-  },
-
-  "one RL iteration (rlUpdate: scoring, GRPO advantages, PPO step with KL)": async () => {
-    const { cpu, gpu } = await onBoth(async () => {
-      const model = tiny();
-      const reference = frozenCopy(model, 1);
-      if (!reference.ok) throw new Error(reference.error);
-      const adam = createAdam({ learningRate: 1e-2 });
-      const config = TrainConfig.parse({ algorithm: "grpo", klCoef: 0.05, ppoEpochs: 2, maxGradNorm: 1 });
-      const out = await rlUpdate(
-        { model, reference: reference.value, optimizer: adam, config, pad: 0 },
-        RL_EPISODES(),
-      );
-      const weights = await flat(model.trainableVariables);
-      model.dispose();
-      reference.value.dispose();
-      adam.dispose();
-      return { metrics: out.metrics, trainTokens: out.trainTokens, weights };
-    });
-    const names = Object.keys(cpu.metrics).sort();
-    const w = gap(cpu.weights, gpu.weights);
-    const figures = {
-      rl_metrics: gap(
-        names.map((k) => cpu.metrics[k] as number),
-        names.map((k) => gpu.metrics[k] ?? Number.NaN),
-      ).diff,
-      rl_weights_relative: w.diff / w.scale,
-    };
-    const extra = [
-      ...(names.join() === Object.keys(gpu.metrics).sort().join() ? [] : ["the metrics differ in name"]),
-      ...(cpu.trainTokens === gpu.trainTokens
-        ? []
-        : [`trained ${cpu.trainTokens} vs ${gpu.trainTokens} tokens`]),
-      ...(cpu.trainTokens > 0 ? [] : ["no token trained"]),
-    ];
-    return judge(figures, { rl_metrics: TOL, rl_weights_relative: 1e-4 }, extra);
-  },
+  ...STEP_CASES,
 };
