@@ -24,7 +24,6 @@ import { createModel } from "../../trainer/model/create-model.js";
 import type { ModelConfig } from "../../trainer/model/types.js";
 import { createAdam } from "../../trainer/optim/optimizer-step.js";
 import { PolicyPool } from "../../trainer/parallel/policy-pool.js";
-import { DEFAULT_RECIPE, loadRecipe } from "../../trainer/pipeline/recipe.js";
 import { maskedNll, type SftBatch, sftStep } from "../../trainer/sft/step.js";
 import { findTorchPython, INSTALL_HINT, type PeerResult, runTorchPeer } from "./torch-peer.js";
 
@@ -44,7 +43,9 @@ const PRESETS: Record<string, { model: Partial<ModelConfig>; seq: number; batch:
 // One RL iteration of the full-depth SmolLM2-135M shape is a benchmark of its own, with its own flags.
 const presetAt = process.argv.indexOf("--preset");
 if (process.argv[presetAt + 1] === "real-shape" || process.argv.includes("--preset=real-shape")) {
-  await import("./real-shape.js");
+  // By a name esbuild leaves alone, as the recipe code below: the device check's bundle carries neither.
+  const realShape = "./real-shape.js";
+  await import(realShape);
   process.exit(0);
 }
 
@@ -62,8 +63,8 @@ Options:
   --sample-batch <n>      sampling batch (default 64)
   --prompt-len <n>        prompt tokens per sampled row (default 32)
   --new-tokens <n>        tokens sampled per row (default 64)
-  --workers <n>           threads of training and sampling (default the ${DEFAULT_RECIPE} recipe's RL
-                          workers; 1 on webgpu); the PyTorch peer runs on as many threads
+  --workers <n>           threads of training and sampling (default the default recipe's RL
+                          workers, as npm start trains; 1 on webgpu); the PyTorch peer runs on as many threads
   --no-peer               skip the PyTorch peer
   -h, --help              this text`;
 const args = scriptArgs("bench:trainer", USAGE, {
@@ -93,8 +94,16 @@ const newTokens = args.number("new-tokens");
 const backend = await initBackend(backendName);
 if (!backend.ok) throw new Error(backend.error);
 const onWebgpu = backend.value.name === "webgpu";
-/** The workers of the default recipe's RL run: what `npm start` trains with on this machine. */
+/**
+ * The workers of the default recipe's RL run: what `npm start` trains with on this machine. The
+ * recipe code is imported by a name esbuild leaves alone: the device check's bundle (webgpu, which
+ * needs no recipe) must not carry the recipes' env and plotting modules.
+ */
 async function runWorkers(): Promise<number> {
+  const recipeModule = "../../trainer/pipeline/recipe.js";
+  const { DEFAULT_RECIPE, loadRecipe }: typeof import("../../trainer/pipeline/recipe.js") = await import(
+    recipeModule
+  );
   const loaded = await loadRecipe(DEFAULT_RECIPE);
   if (!loaded.ok) throw new Error(loaded.error);
   return loaded.value.recipe.rl.workers;
