@@ -16,7 +16,7 @@ import { alfworldImported } from "./index.js";
 import type { Task } from "./world.js";
 
 const FIXTURES = fileURLToPath(new URL("../../tests/fixtures/alfworld/", import.meta.url));
-const PICK = "json_2.1.1/train/pick_and_place_simple-Mug-None-CoffeeMachine-7/trial_T20190000_000001";
+const PICK = "train/pick_and_place_simple-Mug-None-CoffeeMachine-7";
 
 let dir: string;
 beforeAll(async () => {
